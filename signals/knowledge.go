@@ -1,0 +1,303 @@
+package signals
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"go/types"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// API names one function or method of a known package, with the positions
+// of the arguments a rule cares about. The same shape serves every section
+// of the knowledge base; Kind and the argument roles mean what the section
+// says.
+type API struct {
+	// Pkg is the import path ("database/sql", "github.com/redis/go-redis/v9").
+	Pkg string `yaml:"pkg"`
+	// Recv is the receiver's type name without "*": "" for a package-level
+	// function, "*" for a method of any type in Pkg (go-redis commands live on
+	// an unexported type promoted into every client).
+	Recv string `yaml:"recv,omitempty"`
+	// Name is the function or method name; a trailing "*" matches a prefix
+	// ("Exec*" matches Exec and ExecContext).
+	Name string `yaml:"name"`
+	// Kind classifies the API within its section (scheduler: "ticker",
+	// "cron"...; effect: "insert", "send", "sql"...).
+	Kind string `yaml:"kind,omitempty"`
+	// Args maps a role ("fn", "period", "query", "key", "ttl"...) to the
+	// argument index, counting from 0 after the receiver.
+	Args map[string]int `yaml:"args,omitempty"`
+	// Idempotent marks effects that duplicate load, not outcomes.
+	Idempotent bool `yaml:"idempotent,omitempty"`
+	// Note says why the entry is there, for -list -v and reviewers.
+	Note string `yaml:"note,omitempty"`
+}
+
+// Arg returns the index of the argument with the given role.
+func (a *API) Arg(role string) (int, bool) {
+	i, ok := a.Args[role]
+	return i, ok
+}
+
+func (a *API) String() string {
+	if a.Recv == "" {
+		return a.Pkg + "." + a.Name
+	}
+	return "(" + a.Pkg + "." + a.Recv + ")." + a.Name
+}
+
+// Knowledge is the knowledge base: every API the analysis recognises, by
+// section. Sections are documented in signals/kb/README.md.
+type Knowledge struct {
+	Schedulers   []API `yaml:"schedulers,omitempty"`
+	Effects      []API `yaml:"effects,omitempty"`
+	Locks        []API `yaml:"locks,omitempty"`
+	Coordinators []API `yaml:"coordinators,omitempty"`
+	Guards       []API `yaml:"guards,omitempty"`
+	Designations []API `yaml:"designations,omitempty"`
+	// PerReplica and LeaderOnly declare a project's own functions: work
+	// scheduled through a PerReplica function is meant to run everywhere;
+	// a LeaderOnly function is only ever called under leadership.
+	PerReplica []API `yaml:"per_replica,omitempty"`
+	LeaderOnly []API `yaml:"leader_only,omitempty"`
+
+	once  sync.Once
+	index map[string]map[section][]*API // pkg -> section -> entries
+}
+
+type section int
+
+// The sections, for Match.
+const (
+	Schedulers section = iota
+	Effects
+	Locks
+	Coordinators
+	Guards
+	Designations
+	PerReplica
+	LeaderOnly
+	numSections
+)
+
+func (k *Knowledge) sections() [numSections]*[]API {
+	return [numSections]*[]API{&k.Schedulers, &k.Effects, &k.Locks, &k.Coordinators,
+		&k.Guards, &k.Designations, &k.PerReplica, &k.LeaderOnly}
+}
+
+// Merge appends other's entries to k. It must be called before the first
+// Match.
+func (k *Knowledge) Merge(other *Knowledge) {
+	ks, os := k.sections(), other.sections()
+	for i := range ks {
+		*ks[i] = append(*ks[i], *os[i]...)
+	}
+}
+
+func (k *Knowledge) build() {
+	k.index = make(map[string]map[section][]*API)
+	for s, list := range k.sections() {
+		for i := range *list {
+			a := &(*list)[i]
+			m := k.index[a.Pkg]
+			if m == nil {
+				m = make(map[section][]*API)
+				k.index[a.Pkg] = m
+			}
+			m[section(s)] = append(m[section(s)], a)
+		}
+	}
+}
+
+// Knows reports whether any entry names the package path, so analyzers can
+// exit early on packages that import nothing relevant.
+func (k *Knowledge) Knows(pkgPath string) bool {
+	k.once.Do(k.build)
+	_, ok := k.index[pkgPath]
+	return ok
+}
+
+// Packages returns every package path the knowledge base names, sorted.
+func (k *Knowledge) Packages() []string {
+	k.once.Do(k.build)
+	out := make([]string, 0, len(k.index))
+	for p := range k.index {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Match returns the first entry of section s that names fn, or nil. Generic
+// instantiations match their origin.
+func (k *Knowledge) Match(s section, fn *types.Func) *API {
+	if fn == nil || fn.Pkg() == nil {
+		return nil
+	}
+	k.once.Do(k.build)
+	fn = fn.Origin()
+	bySection := k.index[fn.Pkg().Path()]
+	if bySection == nil {
+		return nil
+	}
+	recv := RecvName(fn)
+	for _, a := range bySection[s] {
+		if !nameMatches(a.Name, fn.Name()) {
+			continue
+		}
+		switch a.Recv {
+		case "*":
+			if recv == "" {
+				continue
+			}
+		default:
+			if a.Recv != recv {
+				continue
+			}
+		}
+		return a
+	}
+	return nil
+}
+
+func nameMatches(pattern, name string) bool {
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(name, p)
+	}
+	return pattern == name
+}
+
+// RecvName returns the name of fn's receiver type without "*", or "" for a
+// package-level function.
+func RecvName(fn *types.Func) string {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return ""
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		return t.Obj().Name()
+	case *types.Interface:
+		return "" // a method of an unnamed interface: not nameable in the KB
+	}
+	return ""
+}
+
+//go:embed kb/*.yaml
+var kbFiles embed.FS
+
+var (
+	builtinOnce sync.Once
+	builtin     *Knowledge
+	builtinErr  error
+)
+
+// Builtin returns the embedded knowledge base, parsed once.
+func Builtin() (*Knowledge, error) {
+	builtinOnce.Do(func() {
+		builtin, builtinErr = loadFS(kbFiles, "kb")
+	})
+	return builtin, builtinErr
+}
+
+func loadFS(fsys fs.FS, dir string) (*Knowledge, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	k := new(Knowledge)
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		part, err := ParseKnowledge("signals/"+name, data)
+		if err != nil {
+			return nil, err
+		}
+		k.Merge(part)
+	}
+	return k, nil
+}
+
+// ParseKnowledge decodes one YAML document strictly: an unknown key is an
+// error that names the file and line.
+func ParseKnowledge(filename string, data []byte) (*Knowledge, error) {
+	k := new(Knowledge)
+	if err := DecodeStrict(filename, data, k); err != nil {
+		return nil, err
+	}
+	if err := k.validate(filename); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Knowledge) validate(filename string) error {
+	for _, list := range k.sections() {
+		for _, a := range *list {
+			if a.Pkg == "" || a.Name == "" {
+				return fmt.Errorf("%s: entry %v needs pkg and name", filename, a.String())
+			}
+			for role, i := range a.Args {
+				if i < 0 {
+					return fmt.Errorf("%s: %v: argument %q has negative index %d", filename, a.String(), role, i)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// DecodeStrict decodes YAML into v, rejecting unknown keys, and formats
+// errors as "file:line: message" so editors can jump to them.
+func DecodeStrict(filename string, data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // an empty file is an empty document
+		}
+		return fmt.Errorf("%s", yamlError(filename, err))
+	}
+	return nil
+}
+
+// yamlError rewrites yaml.v3's "yaml: line N: msg" into "file:N: msg".
+func yamlError(filename string, err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var b strings.Builder
+		for i, e := range te.Errors {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(lineMessage(filename, e))
+		}
+		return b.String()
+	}
+	return lineMessage(filename, err.Error())
+}
+
+func lineMessage(filename, msg string) string {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			return filename + ":" + n + ": " + tail
+		}
+	}
+	return filename + ": " + msg
+}
