@@ -22,24 +22,24 @@ import (
 // says.
 type API struct {
 	// Pkg is the import path ("database/sql", "github.com/redis/go-redis/v9").
-	Pkg string `yaml:"pkg"`
+	Pkg string `yaml:"pkg" json:"pkg"`
 	// Recv is the receiver's type name without "*": "" for a package-level
 	// function, "*" for a method of any type in Pkg (go-redis commands live on
 	// an unexported type promoted into every client).
-	Recv string `yaml:"recv,omitempty"`
+	Recv string `yaml:"recv,omitempty" json:"recv,omitempty"`
 	// Name is the function or method name; a trailing "*" matches a prefix
 	// ("Exec*" matches Exec and ExecContext).
-	Name string `yaml:"name"`
+	Name string `yaml:"name" json:"name"`
 	// Kind classifies the API within its section (scheduler: "ticker",
 	// "cron"...; effect: "insert", "send", "sql"...).
-	Kind string `yaml:"kind,omitempty"`
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
 	// Args maps a role ("fn", "period", "query", "key", "ttl"...) to the
 	// argument index, counting from 0 after the receiver.
-	Args map[string]int `yaml:"args,omitempty"`
+	Args map[string]int `yaml:"args,omitempty" json:"args,omitempty"`
 	// Idempotent marks effects that duplicate load, not outcomes.
-	Idempotent bool `yaml:"idempotent,omitempty"`
+	Idempotent bool `yaml:"idempotent,omitempty" json:"idempotent,omitempty"`
 	// Note says why the entry is there, for -list -v and reviewers.
-	Note string `yaml:"note,omitempty"`
+	Note string `yaml:"note,omitempty" json:"note,omitempty"`
 }
 
 // Arg returns the index of the argument with the given role.
@@ -58,17 +58,17 @@ func (a *API) String() string {
 // Knowledge is the knowledge base: every API the analysis recognises, by
 // section. Sections are documented in signals/kb/README.md.
 type Knowledge struct {
-	Schedulers   []API `yaml:"schedulers,omitempty"`
-	Effects      []API `yaml:"effects,omitempty"`
-	Locks        []API `yaml:"locks,omitempty"`
-	Coordinators []API `yaml:"coordinators,omitempty"`
-	Guards       []API `yaml:"guards,omitempty"`
-	Designations []API `yaml:"designations,omitempty"`
+	Schedulers   []API `yaml:"schedulers,omitempty" json:"schedulers,omitempty"`
+	Effects      []API `yaml:"effects,omitempty" json:"effects,omitempty"`
+	Locks        []API `yaml:"locks,omitempty" json:"locks,omitempty"`
+	Coordinators []API `yaml:"coordinators,omitempty" json:"coordinators,omitempty"`
+	Guards       []API `yaml:"guards,omitempty" json:"guards,omitempty"`
+	Designations []API `yaml:"designations,omitempty" json:"designations,omitempty"`
 	// PerReplica and LeaderOnly declare a project's own functions: work
 	// scheduled through a PerReplica function is meant to run everywhere;
 	// a LeaderOnly function is only ever called under leadership.
-	PerReplica []API `yaml:"per_replica,omitempty"`
-	LeaderOnly []API `yaml:"leader_only,omitempty"`
+	PerReplica []API `yaml:"per_replica,omitempty" json:"per_replica,omitempty"`
+	LeaderOnly []API `yaml:"leader_only,omitempty" json:"leader_only,omitempty"`
 
 	once  sync.Once
 	index map[string]map[section][]*API // pkg -> section -> entries

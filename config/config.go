@@ -1,0 +1,241 @@
+// Package config finds, parses and resolves .gatesift.yaml: which checks run,
+// the profile, severity overrides, path excludes, and the project's own
+// knowledge (schedulers, effects, locks, coordinators, per-replica and
+// leader-only functions) added to the built-in knowledge base.
+//
+// The file is found by walking up from a package's directory to its module
+// root (the nearest directory with a go.mod); the nearest file wins. Parsing
+// is strict: an unknown key is an error naming the file and line.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// FileName is the name of the configuration file.
+const FileName = ".gatesift.yaml"
+
+// Config is the file's content. The same struct decodes from JSON for the
+// golangci-lint plugin settings.
+type Config struct {
+	// Checks adjusts the default rule set, applied in order: "LE1*",
+	// "-LE3003", "lockexpiry", "all", "none".
+	Checks []string `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// Profile is "default" or "strict" (strict also reports idempotent-only
+	// work).
+	Profile string `yaml:"profile,omitempty" json:"profile,omitempty"`
+	// Severity maps a rule ID or name to "error", "warning" or "note" (SARIF
+	// level).
+	Severity map[string]string `yaml:"severity,omitempty" json:"severity,omitempty"`
+	// Exclude lists slash-separated path globs, relative to the directory of
+	// the file, whose findings are dropped ("internal/legacy/*", "gen").
+	Exclude []string `yaml:"exclude,omitempty" json:"exclude,omitempty"`
+	// Tests and Generated opt in to analyzing _test.go and generated files.
+	Tests     bool `yaml:"tests,omitempty" json:"tests,omitempty"`
+	Generated bool `yaml:"generated,omitempty" json:"generated,omitempty"`
+	// Knowledge extends the built-in knowledge base with the project's own
+	// APIs, in the format of signals/kb/*.yaml.
+	Knowledge *signals.Knowledge `yaml:"knowledge,omitempty" json:"knowledge,omitempty"`
+}
+
+// Parse decodes a .gatesift.yaml strictly and validates it.
+func Parse(filename string, data []byte) (*Config, error) {
+	c := new(Config)
+	if err := signals.DecodeStrict(filename, data, c); err != nil {
+		return nil, err
+	}
+	if err := c.validate(filename); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ParseJSON decodes the same settings from JSON (golangci-lint passes plugin
+// settings that way), rejecting unknown fields.
+func ParseJSON(source string, data []byte) (*Config, error) {
+	c := new(Config)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	if err := c.validate(source); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) validate(filename string) error {
+	if _, err := signals.ParseChecks(strings.Join(c.Checks, ",")); err != nil {
+		return fmt.Errorf("%s: %v", filename, err)
+	}
+	if _, err := signals.ParseProfile(c.Profile); err != nil {
+		return fmt.Errorf("%s: %v", filename, err)
+	}
+	for rule, level := range c.Severity {
+		if _, ok := signals.Lookup(rule); !ok {
+			return fmt.Errorf("%s: severity: no rule %q", filename, rule)
+		}
+		switch level {
+		case "error", "warning", "note":
+		default:
+			return fmt.Errorf("%s: severity of %s: %q, want error, warning or note", filename, rule, level)
+		}
+	}
+	for _, pat := range c.Exclude {
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("%s: exclude %q: %v", filename, pat, err)
+		}
+	}
+	if c.Knowledge != nil {
+		// Round-trip through the strict parser's validation.
+		for _, list := range [][]signals.API{c.Knowledge.Schedulers, c.Knowledge.Effects,
+			c.Knowledge.Locks, c.Knowledge.Coordinators, c.Knowledge.Guards,
+			c.Knowledge.Designations, c.Knowledge.PerReplica, c.Knowledge.LeaderOnly} {
+			for _, a := range list {
+				if a.Pkg == "" || a.Name == "" {
+					return fmt.Errorf("%s: knowledge entry %s needs pkg and name", filename, a.String())
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Overrides are the command-line settings that win over the file. The
+// gatesift-vet binary fills them from its flags; other drivers (golangci-lint,
+// nogo) leave them empty.
+var Overrides struct {
+	Checks  string // -checks
+	Profile string // -profile
+	File    string // -config: use this file instead of discovery
+}
+
+// Settings is a configuration resolved for one directory: the file (if any)
+// merged with the overrides and the built-in knowledge base.
+type Settings struct {
+	File      string // the .gatesift.yaml used, or ""
+	Dir       string // the directory excludes are relative to
+	Config    *Config
+	Checks    signals.Checks
+	Profile   signals.Profile
+	Knowledge *signals.Knowledge
+}
+
+// Strict reports whether idempotent-only work is reported too.
+func (s *Settings) Strict() bool { return s.Profile == signals.ProfileStrict }
+
+// Enabled reports whether the rule with the given ID is on.
+func (s *Settings) Enabled(id string) bool { return s.Checks.Enabled(signals.MustLookup(id)) }
+
+// Excluded reports whether findings in filename are dropped by an exclude
+// glob. A glob matches the path relative to the config's directory or any
+// of its leading directories.
+func (s *Settings) Excluded(filename string) bool {
+	if s.Config == nil || len(s.Config.Exclude) == 0 {
+		return false
+	}
+	rel, err := filepath.Rel(s.Dir, filename)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, pat := range s.Config.Exclude {
+		for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if ok, _ := path.Match(strings.TrimSuffix(pat, "/"), p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var cache sync.Map // dir -> *result
+
+type result struct {
+	once sync.Once
+	s    *Settings
+	err  error
+}
+
+// ForDir resolves the settings for a package directory, once per directory
+// per process.
+func ForDir(dir string) (*Settings, error) {
+	v, _ := cache.LoadOrStore(dir, new(result))
+	r := v.(*result)
+	r.once.Do(func() { r.s, r.err = resolve(dir) })
+	return r.s, r.err
+}
+
+func resolve(dir string) (*Settings, error) {
+	file := Overrides.File
+	if file == "" {
+		file = Find(dir)
+	}
+	s := &Settings{File: file, Dir: filepath.Dir(file), Config: new(Config)}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if s.Config, err = Parse(file, data); err != nil {
+			return nil, err
+		}
+	}
+	checks := strings.Join(s.Config.Checks, ",")
+	if Overrides.Checks != "" {
+		checks += "," + Overrides.Checks
+	}
+	var err error
+	if s.Checks, err = signals.ParseChecks(checks); err != nil {
+		return nil, err
+	}
+	profile := s.Config.Profile
+	if Overrides.Profile != "" {
+		profile = Overrides.Profile
+	}
+	if s.Profile, err = signals.ParseProfile(profile); err != nil {
+		return nil, err
+	}
+	builtin, err := signals.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	s.Knowledge = builtin
+	if s.Config.Knowledge != nil {
+		// A fresh merged copy: the built-in base is shared and read-only.
+		merged := new(signals.Knowledge)
+		merged.Merge(builtin)
+		merged.Merge(s.Config.Knowledge)
+		s.Knowledge = merged
+	}
+	return s, nil
+}
+
+// Find returns the nearest .gatesift.yaml from dir up to the module root, or
+// "" when there is none.
+func Find(dir string) string {
+	for d := filepath.Clean(dir); ; {
+		f := filepath.Join(d, FileName)
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			return f
+		}
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return "" // the module root ends the walk
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,98 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFindStopsAtModuleRoot(t *testing.T) {
+	outer := t.TempDir()
+	write(t, filepath.Join(outer, FileName), "profile: strict\n")
+	mod := filepath.Join(outer, "mod")
+	write(t, filepath.Join(mod, "go.mod"), "module m\n")
+	pkg := filepath.Join(mod, "a", "b")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(pkg); got != "" {
+		t.Fatalf("Find crossed the module root: %s", got)
+	}
+	write(t, filepath.Join(mod, "a", FileName), "checks: [LE3003]\n")
+	if got := Find(pkg); got != filepath.Join(mod, "a", FileName) {
+		t.Fatalf("Find = %q", got)
+	}
+	s, err := ForDir(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Enabled("LE3003") || !s.Enabled("LE1001") || s.Strict() {
+		t.Errorf("settings wrong: %+v", s)
+	}
+}
+
+func TestParseErrorsNameFileAndLine(t *testing.T) {
+	cases := map[string]string{
+		"profile: strict\nchecks: [LE1001]\nbogus: 1\n": "x.yaml:3: ",
+		"profile: lax\n":              "profile \"lax\"",
+		"checks: [LE77]\n":            "matches no rule",
+		"severity: {LE1001: fatal}\n": "want error, warning or note",
+		"exclude: ['[']\n":            "exclude",
+		"knowledge:\n  effects:\n    - {pkg: x, name: Y, kynd: send}\n": "x.yaml:3: ",
+	}
+	for in, want := range cases {
+		_, err := Parse("x.yaml", []byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) err = %v, want %q", in, err, want)
+		}
+	}
+	if _, err := ParseJSON("settings", []byte(`{"profile":"strict","unknown":1}`)); err == nil {
+		t.Errorf("ParseJSON accepted an unknown field")
+	}
+	c, err := ParseJSON("settings", []byte(`{"checks":["-LE1001"],"knowledge":{"per_replica":[{"pkg":"p","name":"F"}]}}`))
+	if err != nil || len(c.Knowledge.PerReplica) != 1 {
+		t.Fatalf("ParseJSON = %+v, %v", c, err)
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	s := &Settings{Dir: "/m", Config: &Config{Exclude: []string{"gen", "internal/legacy/*.go"}}}
+	for f, want := range map[string]bool{
+		"/m/gen/x.go":               true,
+		"/m/internal/legacy/a.go":   true,
+		"/m/internal/legacy/b/c.go": false,
+		"/m/cmd/main.go":            false,
+		"/other/gen/x.go":           false,
+	} {
+		if got := s.Excluded(f); got != want {
+			t.Errorf("Excluded(%s) = %v, want %v", f, got, want)
+		}
+	}
+}
+
+func TestDigestChangesWithAnyConfig(t *testing.T) {
+	mod := t.TempDir()
+	write(t, filepath.Join(mod, "go.mod"), "module m\n")
+	d0 := Digest(mod)
+	write(t, filepath.Join(mod, "sub", FileName), "profile: strict\n")
+	d1 := Digest(mod)
+	write(t, filepath.Join(mod, "sub", FileName), "profile: default\n")
+	d2 := Digest(mod)
+	if d0 == d1 || d1 == d2 || d0 == d2 {
+		t.Fatalf("digest did not follow edits: %s %s %s", d0, d1, d2)
+	}
+	if Digest(mod) != d2 {
+		t.Fatalf("digest not stable")
+	}
+}
