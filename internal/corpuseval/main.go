@@ -1,0 +1,283 @@
+// Command corpuseval measures gatesift-vet on the labeled corpus of real
+// public modules (corpus/*.yaml): for each case it reports found / missed /
+// silent / false positive, then precision and recall per rule, then every
+// finding outside the labeled ranges, which must be triaged by hand in
+// corpus/triage.md. It is a measurement: misses do not fail it; only tool
+// errors (a module that cannot be prepared, a tool run that fails) make it
+// exit non-zero.
+//
+// It is not shipped to users. Run it from the repository:
+//
+//	go run ./internal/corpuseval [-cases a.yaml,b.yaml] [-only ID,ID] [-strict]
+//	    [-workdir eval-work] [-tool path/to/gatesift-vet] [-timeout 30m]
+//	    [-json FILE] [-markdown FILE] [-prepare-only]
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+const ourModule = "github.com/gatesift/gatesift-vet"
+
+func main() {
+	casesFlag := flag.String("cases", "", "comma-separated case files (default: every corpus/*.yaml of the repository)")
+	only := flag.String("only", "", "comma-separated case IDs to run (default: all)")
+	workdir := flag.String("workdir", "", "writable work dir for module copies and the tool binary (default: <repo>/eval-work)")
+	tool := flag.String("tool", "", "gatesift-vet binary to measure (default: build ./cmd/gatesift-vet into <workdir>/bin)")
+	strict := flag.Bool("strict", false, "run the tool with -profile strict")
+	timeout := flag.Duration("timeout", 30*time.Minute, "timeout of each download, tidy and analysis command")
+	jsonOut := flag.String("json", "", "write machine-readable results to this file")
+	mdOut := flag.String("markdown", "", "write a Markdown report to this file")
+	prepareOnly := flag.Bool("prepare-only", false, "download and prepare the modules, analyze nothing")
+	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fatalf("unexpected arguments %q", flag.Args())
+	}
+
+	repo, err := repoRoot()
+	if err != nil {
+		fatalf("%v", err)
+	}
+	files := splitList(*casesFlag)
+	if len(files) == 0 {
+		files, _ = filepath.Glob(filepath.Join(repo, "corpus", "*.yaml"))
+		sort.Strings(files)
+		if len(files) == 0 {
+			fatalf("no case files in %s", filepath.Join(repo, "corpus"))
+		}
+	}
+	all, err := readCaseFiles(files)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	selected, err := selectCases(all, splitList(*only))
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if *workdir == "" {
+		*workdir = filepath.Join(repo, "eval-work")
+	}
+	wd, err := filepath.Abs(*workdir)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+
+	ctx := context.Background()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "corpuseval: "+format+"\n", args...)
+	}
+	rep := Report{Started: time.Now().UTC(), Profile: "default", CaseFiles: relPaths(repo, files), RepoCommit: gitHead(repo)}
+	if *strict {
+		rep.Profile = "strict"
+	}
+
+	if !*prepareOnly {
+		if *tool == "" {
+			logf("building ./cmd/gatesift-vet")
+			*tool, err = buildTool(ctx, repo, wd, *timeout)
+			if err != nil {
+				fatalf("%v", err)
+			}
+		} else if *tool, err = filepath.Abs(*tool); err != nil {
+			fatalf("%v", err)
+		}
+		rep.Tool = *tool
+	}
+
+	toolErrors := false
+	results := map[string]CaseResult{}
+	for _, g := range groupByModule(selected) {
+		mr := ModuleRun{Module: g.module, Packages: g.packages}
+		start := time.Now()
+		dir, err := prepareModule(ctx, wd, g.module, *timeout, logf)
+		mr.PrepareSeconds = time.Since(start).Seconds()
+		mr.Dir = dir
+		var a analysis
+		switch {
+		case err != nil:
+			a.Err = "preparing " + g.module + ": " + err.Error()
+		case *prepareOnly:
+			logf("prepared %s in %.1fs (%s)", g.module, mr.PrepareSeconds, dirSize(dir))
+			rep.Modules = append(rep.Modules, mr)
+			continue
+		default:
+			logf("analyzing %s in %s", strings.Join(g.packages, " "), g.module)
+			a = analyze(ctx, *tool, dir, g.packages, *strict, *timeout)
+		}
+		mr.AnalyzeSeconds = a.Elapsed.Seconds()
+		mr.Findings = len(a.Findings)
+		mr.AnalyzerErrors = a.AnalyzerErrors
+		mr.Error = a.Err
+		if a.Err != "" || len(a.AnalyzerErrors) > 0 {
+			toolErrors = true
+			logf("ERROR %s: %s", g.module, firstLine(a.Err))
+		}
+		rep.Modules = append(rep.Modules, mr)
+		for _, c := range g.cases {
+			results[c.ID] = scoreCase(c, a.Findings, a.Err)
+		}
+		rep.Unlabeled = append(rep.Unlabeled, outsideRanges(g.module, a.Findings, all)...)
+	}
+	if *prepareOnly {
+		for _, m := range rep.Modules {
+			fmt.Printf("%-50s %8.1fs  %s\n", m.Module, m.PrepareSeconds, m.Dir)
+		}
+		return
+	}
+	for _, c := range selected {
+		rep.Cases = append(rep.Cases, results[c.ID])
+	}
+	rep.Rules = scoreRules(rep.Cases)
+	rep.Totals = totals(rep.Cases)
+	rep.Finished = time.Now().UTC()
+
+	printTable(os.Stdout, &rep)
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, &rep); err != nil {
+			fatalf("%v", err)
+		}
+	}
+	if *mdOut != "" {
+		if err := writeMarkdown(*mdOut, &rep); err != nil {
+			fatalf("%v", err)
+		}
+	}
+	if toolErrors {
+		os.Exit(1)
+	}
+}
+
+// moduleGroup gathers the cases of one module version so that it is
+// downloaded once and its packages analyzed in one run.
+type moduleGroup struct {
+	module   string
+	packages []string
+	cases    []Case
+}
+
+func groupByModule(cases []Case) []moduleGroup {
+	var groups []moduleGroup
+	index := map[string]int{}
+	for _, c := range cases {
+		i, ok := index[c.Module]
+		if !ok {
+			i = len(groups)
+			index[c.Module] = i
+			groups = append(groups, moduleGroup{module: c.Module})
+		}
+		g := &groups[i]
+		if !contains(g.packages, c.Package) {
+			g.packages = append(g.packages, c.Package)
+		}
+		g.cases = append(g.cases, c)
+	}
+	return groups
+}
+
+func selectCases(all []Case, ids []string) ([]Case, error) {
+	if len(ids) == 0 {
+		return all, nil
+	}
+	byID := map[string]Case{}
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	var out []Case
+	for _, id := range ids {
+		c, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("-only: no case %q", id)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// repoRoot walks up from the current directory to this module's go.mod, so
+// the command works from any folder of the repository.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+			sc := bufio.NewScanner(f)
+			isOurs := sc.Scan() && strings.TrimSpace(sc.Text()) == "module "+ourModule
+			f.Close()
+			if isOurs {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the %s repository", ourModule)
+		}
+		dir = parent
+	}
+}
+
+func gitHead(repo string) string {
+	out, err := exec.Command("git", "-C", repo, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func dirSize(dir string) string {
+	var n int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func relPaths(base string, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if abs, err := filepath.Abs(f); err == nil {
+			if rel, err := filepath.Rel(base, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				f = rel
+			}
+		}
+		out = append(out, filepath.ToSlash(f))
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "corpuseval: "+format+"\n", args...)
+	os.Exit(2)
+}
