@@ -1,0 +1,12 @@
+// Package leaderelection lists the leader-election rules of gatesift-vet.
+// Each rule is its own package below this one, exporting Analyzer, so a
+// driver can take them one by one (nogo) or all at once (Rules).
+package leaderelection
+
+import (
+	"golang.org/x/tools/go/analysis"
+)
+
+// Rules is every rule analyzer except LE9001 (directives), which needs the
+// others to have run; package suite adds it.
+var Rules = []*analysis.Analyzer{}

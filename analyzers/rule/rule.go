@@ -1,0 +1,240 @@
+// Package rule turns a rule's check function into an analysis.Analyzer with
+// the behaviour every gatesift-vet rule shares, whatever the driver (the
+// gatesift-vet binary, go vet -vettool, golangci-lint, nogo):
+//
+//   - Analyzer.Name, URL and every diagnostic's Category come from the
+//     registry in package signals;
+//   - the package's .gatesift.yaml decides whether the rule runs, its
+//     profile and its excludes;
+//   - //gatesift:ignore and file-ignore directives suppress findings, which
+//     are kept in the analyzer's result for SARIF;
+//   - _test.go and generated files are skipped unless the config asks;
+//   - a panic inside the rule becomes an "internal error" diagnostic for the
+//     package, never a crash of the run.
+package rule
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// Spec describes one rule.
+type Spec struct {
+	ID  string // the registry ID, e.g. "LE1001"
+	Doc string // the analyzer doc; defaults to the registry title and help
+	// Run checks one package and reports through the Pass.
+	Run       func(*Pass) error
+	Requires  []*analysis.Analyzer
+	FactTypes []analysis.Fact
+}
+
+// Outcome is every rule analyzer's result: what it found but did not report
+// because a directive suppressed it (SARIF lists those with their
+// justification), and whether it ran at all.
+type Outcome struct {
+	Ran        bool
+	Suppressed []Suppressed
+}
+
+// Suppressed is a finding silenced by a directive.
+type Suppressed struct {
+	Diagnostic analysis.Diagnostic
+	By         *directive.Directive
+}
+
+// New builds the analyzer of a rule.
+func New(spec Spec) *analysis.Analyzer {
+	r := signals.MustLookup(spec.ID)
+	doc := spec.Doc
+	if doc == "" {
+		doc = r.Title + "\n\n" + r.Help
+	}
+	a := &analysis.Analyzer{
+		Name:       r.Name,
+		Doc:        doc,
+		URL:        signals.DocURL,
+		Requires:   append([]*analysis.Analyzer{directive.Analyzer}, spec.Requires...),
+		FactTypes:  spec.FactTypes,
+		ResultType: reflect.TypeOf((*Outcome)(nil)),
+	}
+	a.Run = func(pass *analysis.Pass) (any, error) { return run(pass, r, spec) }
+	return a
+}
+
+func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error) {
+	out := new(Outcome)
+	settings, err := settingsFor(pass)
+	if err != nil {
+		return nil, err // a broken config is a tool error (exit 1), not a finding
+	}
+	if !settings.Enabled(r.ID) {
+		return out, nil
+	}
+	p := &Pass{
+		Pass:       pass,
+		Rule:       r,
+		Settings:   settings,
+		KB:         settings.Knowledge,
+		Directives: pass.ResultOf[directive.Analyzer].(*directive.Set),
+		out:        out,
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			out.Ran = false
+			pos := token.NoPos
+			if len(pass.Files) > 0 {
+				pos = pass.Files[0].Name.Pos()
+			}
+			stack := string(debug.Stack())
+			pass.Report(analysis.Diagnostic{
+				Pos:      pos,
+				Category: r.ID,
+				Message: fmt.Sprintf("internal error: rule %s (%s) panicked on package %s: %v; "+
+					"its findings for this package are lost; please report this with the stack: %s",
+					r.ID, r.Name, pass.Pkg.Path(), x, firstFrames(stack)),
+			})
+			result, err = out, nil
+		}
+	}()
+	if err := spec.Run(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	out.Ran = true
+	return out, nil
+}
+
+// firstFrames keeps the panicking frames of a stack, short enough for one
+// diagnostic line.
+func firstFrames(stack string) string {
+	lines := strings.Split(stack, "\n")
+	var keep []string
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "/") && !strings.Contains(l, "/runtime/") && !strings.Contains(l, "analyzers/rule/") {
+			keep = append(keep, filepath.Base(strings.Fields(l)[0]))
+		}
+		if len(keep) == 3 {
+			break
+		}
+	}
+	return strings.Join(keep, " <- ")
+}
+
+func settingsFor(pass *analysis.Pass) (*config.Settings, error) {
+	dir := "."
+	for _, f := range pass.Files {
+		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
+			dir = filepath.Dir(name)
+			break
+		}
+	}
+	return config.ForDir(dir)
+}
+
+// Pass is what a rule's check function sees: the analysis pass plus the
+// rule's settings, the knowledge base and the package's directives.
+type Pass struct {
+	*analysis.Pass
+	Rule       signals.Rule
+	Settings   *config.Settings
+	KB         *signals.Knowledge
+	Directives *directive.Set
+	out        *Outcome
+}
+
+// Files returns the files the rule should look at: without _test.go and
+// generated files unless the config opts in.
+func (p *Pass) Files() []*ast.File {
+	var out []*ast.File
+	for _, f := range p.Pass.Files {
+		if p.skip(f) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (p *Pass) skip(f *ast.File) bool {
+	name := p.Fset.File(f.Pos()).Name()
+	if strings.HasSuffix(name, "_test.go") && !p.Settings.Config.Tests {
+		return true
+	}
+	if ast.IsGenerated(f) && !p.Settings.Config.Generated {
+		return true
+	}
+	return false
+}
+
+// Report reports a finding of the rule unless a directive suppresses it or
+// the config excludes its file. Category is always the rule ID.
+func (p *Pass) Report(d analysis.Diagnostic) {
+	d.Category = p.Rule.ID
+	file := p.Fset.File(d.Pos)
+	if file == nil {
+		return
+	}
+	if p.Settings.Excluded(file.Name()) {
+		return
+	}
+	for _, f := range p.Pass.Files {
+		if f.FileStart <= d.Pos && d.Pos <= f.FileEnd && p.skip(f) {
+			return
+		}
+	}
+	if by := p.Directives.Suppressor(p.Fset, p.Rule.ID, d.Pos); by != nil {
+		p.out.Suppressed = append(p.out.Suppressed, Suppressed{Diagnostic: d, By: by})
+		return
+	}
+	p.Pass.Report(d)
+}
+
+// Reportf reports a finding spanning node, with related information.
+func (p *Pass) Reportf(node ast.Node, related []analysis.RelatedInformation, format string, args ...any) {
+	p.Report(analysis.Diagnostic{
+		Pos:     node.Pos(),
+		End:     node.End(),
+		Message: fmt.Sprintf(format, args...),
+		Related: related,
+	})
+}
+
+// Related builds a related-information entry spanning node.
+func Related(node ast.Node, format string, args ...any) analysis.RelatedInformation {
+	return analysis.RelatedInformation{Pos: node.Pos(), End: node.End(), Message: fmt.Sprintf(format, args...)}
+}
+
+// ImportsAny reports whether the package imports (directly) any of the
+// paths, for a rule's fast exit.
+func (p *Pass) ImportsAny(paths ...string) bool {
+	for _, imp := range p.Pkg.Imports() {
+		for _, path := range paths {
+			if imp.Path() == path {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ImportsKnown reports whether the package imports any package the
+// knowledge base names, for a rule's fast exit.
+func (p *Pass) ImportsKnown() bool {
+	for _, imp := range p.Pkg.Imports() {
+		if p.KB.Knows(imp.Path()) {
+			return true
+		}
+	}
+	return false
+}
