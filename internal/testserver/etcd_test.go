@@ -8,12 +8,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-func newEtcdClient(t *testing.T, e *Etcd) *clientv3.Client {
+func newEtcdClient(t *testing.T, e *EtcdServer) *clientv3.Client {
 	t.Helper()
 	c, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{e.Endpoint},
+		Endpoints:   []string{e.Endpoint()},
 		DialTimeout: 5 * time.Second,
-		Logger:      nil,
 	})
 	if err != nil {
 		t.Fatalf("client: %v", err)
@@ -26,7 +25,7 @@ func newEtcdClient(t *testing.T, e *Etcd) *clientv3.Client {
 // the installed server (Debian ships 3.4) for every call the elector's etcd
 // store makes: KV, Txn, lease grant, keepalive, time-to-live, revoke, watch.
 func TestEtcdClientCompat(t *testing.T) {
-	e := StartEtcd(t)
+	e := Etcd(t)
 	c := newEtcdClient(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -92,7 +91,7 @@ func TestEtcdClientCompat(t *testing.T) {
 // on: after a restart on the same data directory the revision continues
 // from where it was, never going back.
 func TestEtcdRestartKeepsRevisions(t *testing.T) {
-	e := StartEtcd(t)
+	e := NewEtcd(t)
 	c := newEtcdClient(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -108,8 +107,10 @@ func TestEtcdRestartKeepsRevisions(t *testing.T) {
 	if put2.Header.Revision <= put.Header.Revision {
 		t.Fatalf("revision went back across restart: %d then %d", put.Header.Revision, put2.Header.Revision)
 	}
-	e.Kill()
-	e.Start(t)
+	if err := e.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	e.Resume(t)
 	put3, err := c.Put(ctx, "k", "x")
 	if err != nil {
 		t.Fatalf("put after kill -9: %v", err)
