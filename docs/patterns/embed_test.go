@@ -1,4 +1,4 @@
-package patterns
+package patterns_test
 
 import (
 	"go/parser"
@@ -6,23 +6,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gatesift/gatesift-vet/docs/patterns"
+	"github.com/gatesift/gatesift-vet/signals"
 )
 
-// The rules of /work/shared/design/signals.md: ID, analyzer name, default.
-var rules = []struct {
-	id, name string
-	on       bool
-}{
-	{"LE1001", "localsingleton", true},
-	{"LE1002", "staticleader", true},
-	{"LE2001", "competingschedulers", true},
-	{"LE3001", "lockexpiry", true},
-	{"LE3002", "unsafeunlock", true},
-	{"LE3003", "unfencedwrite", false},
-	{"LE3004", "lockrenewal", true},
-	{"LE4001", "leadershiploss", true},
-	{"LE4002", "leasetiming", true},
-	{"LE9001", "directives", true},
+// The ten rules of the design (signals.md); the registry must list exactly
+// these, and the document must describe each as the registry does.
+var wantIDs = []string{
+	"LE1001", "LE1002", "LE2001", "LE3001", "LE3002",
+	"LE3003", "LE3004", "LE4001", "LE4002", "LE9001",
 }
 
 var subheadings = []string{
@@ -35,18 +28,25 @@ var subheadings = []string{
 }
 
 func TestEverySectionIsComplete(t *testing.T) {
-	for _, r := range rules {
-		s, ok := Section(r.id)
+	var ids []string
+	for _, r := range signals.Rules {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, " ") != strings.Join(wantIDs, " ") {
+		t.Fatalf("registry rules %v, want %v", ids, wantIDs)
+	}
+	for _, r := range signals.Rules {
+		s, ok := patterns.Section(r.ID)
 		if !ok {
-			t.Errorf("Section(%q): no section", r.id)
+			t.Errorf("Section(%q): no section", r.ID)
 			continue
 		}
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		if want := `<a id="` + r.id + `"></a>`; lines[0] != want {
-			t.Errorf("%s: first line %q, want %q", r.id, lines[0], want)
+		if want := `<a id="` + r.ID + `"></a>`; lines[0] != want {
+			t.Errorf("%s: first line %q, want %q", r.ID, lines[0], want)
 		}
-		if want := "## " + r.id + ": " + r.name; len(lines) < 2 || lines[1] != want {
-			t.Errorf("%s: second line is not %q", r.id, want)
+		if want := "## " + r.ID + ": " + r.Name; len(lines) < 2 || lines[1] != want {
+			t.Errorf("%s: second line is not %q", r.ID, want)
 		}
 		var got []string
 		inCode := false
@@ -59,27 +59,27 @@ func TestEverySectionIsComplete(t *testing.T) {
 			}
 		}
 		if strings.Join(got, "\n") != strings.Join(subheadings, "\n") {
-			t.Errorf("%s: level-3 headings %q, want %q", r.id, got, subheadings)
+			t.Errorf("%s: level-3 headings %q, want %q", r.ID, got, subheadings)
 		}
 		def := "off"
-		if r.on {
+		if r.Default {
 			def = "on"
 		}
-		if want := "Default: " + def + ". Since: v0.1.0."; lines[len(lines)-1] != want {
-			t.Errorf("%s: last line %q, want %q", r.id, lines[len(lines)-1], want)
+		if want := "Default: " + def + ". Since: " + r.Since + "."; lines[len(lines)-1] != want {
+			t.Errorf("%s: last line %q, want %q", r.ID, lines[len(lines)-1], want)
 		}
-		if byName, ok := Section(r.name); !ok || byName != s {
-			t.Errorf("Section(%q) does not return the section of %s", r.name, r.id)
+		if byName, ok := patterns.Section(r.Name); !ok || byName != s {
+			t.Errorf("Section(%q) does not return the section of %s", r.Name, r.ID)
 		}
-		if lower, ok := Section(strings.ToLower(r.id)); !ok || lower != s {
-			t.Errorf("Section(%q) does not return the section of %s", strings.ToLower(r.id), r.id)
+		if lower, ok := patterns.Section(strings.ToLower(r.ID)); !ok || lower != s {
+			t.Errorf("Section(%q) does not return the section of %s", strings.ToLower(r.ID), r.ID)
 		}
 	}
 }
 
 func TestUnknownRule(t *testing.T) {
 	for _, id := range []string{"LE0000", "", "LE100", "## LE1001: localsingleton"} {
-		if s, ok := Section(id); ok {
+		if s, ok := patterns.Section(id); ok {
 			t.Errorf("Section(%q) = %q, true; want false", id, s)
 		}
 	}
@@ -89,21 +89,17 @@ func TestUnknownRule(t *testing.T) {
 // ID order, so that nothing but a rule section follows the first anchor.
 func TestAnchorsAreTheRules(t *testing.T) {
 	var ids []string
-	for _, m := range regexp.MustCompile(`<a id="([^"]*)"></a>`).FindAllStringSubmatch(LeaderElection, -1) {
+	for _, m := range regexp.MustCompile(`<a id="([^"]*)"></a>`).FindAllStringSubmatch(patterns.LeaderElection, -1) {
 		ids = append(ids, m[1])
 	}
-	var want []string
-	for _, r := range rules {
-		want = append(want, r.id)
-	}
-	if strings.Join(ids, " ") != strings.Join(want, " ") {
-		t.Errorf("anchors %v, want %v", ids, want)
+	if strings.Join(ids, " ") != strings.Join(wantIDs, " ") {
+		t.Errorf("anchors %v, want %v", ids, wantIDs)
 	}
 }
 
 // Every Go example parses, as a file body or as statements in a function.
 func TestExamplesParse(t *testing.T) {
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(LeaderElection, -1)
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(patterns.LeaderElection, -1)
 	if len(blocks) < 20 {
 		t.Fatalf("found %d Go examples, want at least one bad and one good per rule", len(blocks))
 	}
