@@ -1,0 +1,440 @@
+package elector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Work is what a leader does while its term lasts. It must return soon
+// (within Timing.StopBudget) after ctx is cancelled, and should pass
+// lease.Token() with every write so the resource can fence out a stale leader.
+// context.Cause(ctx) says why the term ended.
+type Work func(ctx context.Context, lease Lease) error
+
+var (
+	// ErrDeadlinePassed is the cause of a leader context cancelled because no
+	// renew succeeded within the safe window.
+	ErrDeadlinePassed = errors.New("elector: leader deadline passed without a successful renew")
+	// ErrResigned is the cause of a leader context cancelled by Resign.
+	ErrResigned = errors.New("elector: resigned")
+	// ErrAlreadyRunning is returned by a second concurrent Run.
+	ErrAlreadyRunning = errors.New("elector: Run is already running")
+	errWorkReturned   = errors.New("elector: work returned")
+)
+
+// Candidate competes for one lease name. Create it with New and call Run.
+type Candidate struct {
+	store      Store
+	watcher    Watcher // nil when the store cannot watch
+	name       string
+	identity   string
+	timing     Timing
+	clock      Clock
+	log        *slog.Logger
+	onEvent    func(Event)
+	registerer prometheus.Registerer
+	metrics    *metrics
+	unsafe     simhooks.Unsafe
+	rnd        *rand.Rand // only used on Run's goroutine
+
+	running atomic.Bool
+
+	mu       sync.Mutex
+	current  *Lease        // non-nil while the leader context is live
+	resign   chan struct{} // closed by Resign; non-nil while leading
+	lastBeat time.Time     // last progress of the Run loop
+
+	watchCh    <-chan struct{}
+	watchTried time.Time
+}
+
+// New returns a candidate for the lease name in store. It validates the
+// timing and fails with the reasons if it is inconsistent.
+func New(store Store, name string, opts ...Option) (*Candidate, error) {
+	if store == nil {
+		return nil, errors.New("elector: nil store")
+	}
+	if name == "" {
+		return nil, errors.New("elector: empty lease name")
+	}
+	c := &Candidate{
+		store:    store,
+		name:     name,
+		identity: DefaultIdentity(),
+		timing:   DefaultTiming(),
+		clock:    realClock{},
+		rnd:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+	}
+	c.watcher, _ = store.(Watcher)
+	for _, o := range opts {
+		o(c)
+	}
+	if c.identity == "" {
+		return nil, errors.New("elector: empty identity")
+	}
+	if err := c.timing.Validate(); err != nil {
+		return nil, err
+	}
+	if c.registerer != nil {
+		m, err := newMetrics(c, c.registerer)
+		if err != nil {
+			return nil, err
+		}
+		c.metrics = m
+	}
+	return c, nil
+}
+
+// Name is the lease name.
+func (c *Candidate) Name() string { return c.name }
+
+// Identity is the owner identity this candidate competes as.
+func (c *Candidate) Identity() string { return c.identity }
+
+// Timing is the validated timing model.
+func (c *Candidate) Timing() Timing { return c.timing }
+
+// Lease returns the current lease while this candidate's leader context is
+// live.
+func (c *Candidate) Lease() (Lease, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == nil {
+		return Lease{}, false
+	}
+	return *c.current, true
+}
+
+// Resign gives up the current term gracefully: the work's context is
+// cancelled with cause ErrResigned, the term is released after the work
+// returns, and Run waits two retry intervals before competing again so a
+// standby can take over. It reports whether there was a term to resign.
+func (c *Candidate) Resign() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.resign == nil {
+		return false
+	}
+	select {
+	case <-c.resign:
+	default:
+		close(c.resign)
+	}
+	return true
+}
+
+// Leader reads who holds the lease, without competing.
+func (c *Candidate) Leader(ctx context.Context) (Record, error) { return c.store.Read(ctx, c.name) }
+
+func (c *Candidate) setLeader(l *Lease, resign chan struct{}) {
+	c.mu.Lock()
+	changed := (c.current == nil) != (l == nil)
+	c.current, c.resign = l, resign
+	c.mu.Unlock()
+	if changed && c.metrics != nil {
+		c.metrics.transitions.Inc()
+	}
+}
+
+func (c *Candidate) beat() {
+	now := c.clock.Now()
+	c.mu.Lock()
+	c.lastBeat = now
+	c.mu.Unlock()
+}
+
+// Run competes for the lease until ctx ends: acquire, run work with a context
+// that ends before any other candidate can be granted the lease, renew in the
+// background, release after work returns, and compete again. Store errors are
+// retried with jittered backoff and reported as events; Run never gives up on
+// its own. It returns ctx.Err() once ctx has ended and the last term has been
+// released, or ErrAlreadyRunning.
+func (c *Candidate) Run(ctx context.Context, work Work) error {
+	if work == nil {
+		return errors.New("elector: nil work")
+	}
+	if !c.running.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	defer c.running.Store(false)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	fails := 0
+	for ctx.Err() == nil {
+		c.beat()
+		c.openWatch(watchCtx)
+		term, sent, err := c.acquire(ctx)
+		switch {
+		case err == nil:
+			fails = 0
+			c.sleep(ctx, c.lead(ctx, term, sent, work))
+		case ctx.Err() != nil:
+		case errors.Is(err, ErrHeld):
+			fails = 0
+			c.standby(ctx)
+		default:
+			fails++
+			wait := c.backoff(fails)
+			c.emit(Event{Kind: AcquireFailed, Err: err, Reason: fmt.Sprintf("attempt %d failed; retrying in %v", fails, wait.Round(time.Millisecond))})
+			c.sleep(ctx, wait)
+		}
+	}
+	return ctx.Err()
+}
+
+func (c *Candidate) acquire(ctx context.Context) (Term, time.Time, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.timing.SafeWindow())
+	defer cancel()
+	sent := c.clock.Now()
+	term, err := c.store.Acquire(cctx, c.name, c.identity, c.timing.LeaseDuration)
+	if err == nil && (term.Name != c.name || term.Holder != c.identity || term.Token == 0) {
+		err = fmt.Errorf("elector: store granted a malformed term %+v", term)
+	}
+	return term, sent, err
+}
+
+// deadlineAfter is when the leader context must end after a successful
+// request sent at sent and answered at answered.
+func (c *Candidate) deadlineAfter(sent, answered time.Time) time.Time {
+	anchor, window := sent, c.timing.SafeWindow()
+	if c.unsafe.AnchorAtResponse {
+		anchor = answered
+	}
+	if c.unsafe.NoMargin {
+		window = c.timing.LeaseDuration
+	}
+	return anchor.Add(window)
+}
+
+type renewResult struct {
+	sent time.Time
+	err  error
+}
+
+// lead runs one term and returns how long to wait before competing again.
+func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) time.Duration {
+	now := c.clock.Now()
+	st := &leaseState{deadline: c.deadlineAfter(sent, now)}
+	if !now.Before(st.deadline) {
+		c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Reason: "acquire answered only after the deadline it grants"})
+		c.release(ctx, term)
+		return 0
+	}
+	lease := Lease{term: term, st: st}
+	leaderCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	resign := make(chan struct{})
+	c.setLeader(&lease, resign)
+	c.emit(Event{Kind: Acquired, Token: term.Token, Time: now, Deadline: st.deadline, Latency: now.Sub(sent), Reason: "granted"})
+
+	workDone := make(chan error, 1)
+	go func() { workDone <- work(leaderCtx, lease) }()
+
+	deadlineT := c.clock.NewTimer(st.deadline.Sub(now))
+	renewT := c.clock.NewTimer(sent.Add(c.timing.RenewInterval).Sub(now))
+	defer func() { deadlineT.Stop(); renewT.Stop() }()
+	renewDone := make(chan renewResult, 1)
+	var stopRenew context.CancelFunc = func() {}
+	defer func() { stopRenew() }()
+
+	var (
+		reason       string
+		storeLost    bool // the store said the term is over: nothing to release
+		missed       bool // the deadline passed; the term may still be current
+		workReturned bool
+		workErr      error
+		pause        time.Duration
+	)
+loop:
+	for {
+		select {
+		case <-deadlineT.C():
+			reason, missed = "no renew succeeded before the deadline", true
+			cancel(ErrDeadlinePassed)
+			c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
+			break loop
+		case <-renewT.C():
+			rsent := c.clock.Now()
+			var rctx context.Context
+			rctx, stopRenew = context.WithTimeout(ctx, st.get().Sub(rsent))
+			go func() { renewDone <- renewResult{sent: rsent, err: c.store.Renew(rctx, term, c.timing.LeaseDuration)} }()
+		case r := <-renewDone:
+			stopRenew()
+			c.beat()
+			now := c.clock.Now()
+			latency := now.Sub(r.sent)
+			switch {
+			case !now.Before(st.get()):
+				reason, missed = "renew answered after the deadline", true
+				cancel(ErrDeadlinePassed)
+				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Latency: latency, Err: r.err, Reason: reason})
+				break loop
+			case r.err == nil:
+				if d := c.deadlineAfter(r.sent, now); d.After(st.get()) {
+					st.set(d)
+					deadlineT.Stop()
+					deadlineT = c.clock.NewTimer(d.Sub(now))
+				}
+				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
+				renewT = c.clock.NewTimer(r.sent.Add(c.timing.RenewInterval).Sub(now))
+			case errors.Is(r.err, ErrLost):
+				reason, storeLost = "the store reports the term lost", true
+				cancel(r.err)
+				c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Latency: latency, Err: r.err, Reason: reason})
+				if c.checkIdentity(ctx, term) {
+					pause = c.timing.LeaseDuration
+				}
+				break loop
+			default:
+				wait := c.jitter(c.timing.RetryInterval)
+				c.emit(Event{Kind: RenewFailed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency, Err: r.err,
+					Reason: fmt.Sprintf("retrying in %v", wait.Round(time.Millisecond))})
+				renewT = c.clock.NewTimer(wait)
+			}
+		case <-resign:
+			reason, pause = "resigned", 2*c.timing.RetryInterval
+			cancel(ErrResigned)
+			break loop
+		case workErr = <-workDone:
+			workReturned, reason, pause = true, "work returned", c.jitter(c.timing.RetryInterval)
+			if workErr != nil {
+				reason = "work failed: " + workErr.Error()
+			}
+			cancel(errWorkReturned)
+			break loop
+		case <-ctx.Done():
+			reason = "shutting down"
+			break loop
+		}
+	}
+	c.setLeader(nil, nil)
+	stopRenew()
+	if !workReturned && !c.waitWork(ctx, workDone, st.get().Add(c.timing.StopBudget), term) {
+		return 0 // shutting down with the work still running
+	}
+	if storeLost {
+		return pause
+	}
+	// After a missed deadline the term may still be current in the store;
+	// releasing it lets a standby in without waiting for expiry.
+	if err := c.release(ctx, term); err == nil {
+		c.emit(Event{Kind: Released, Token: term.Token, Reason: reason})
+	} else if !missed {
+		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
+	}
+	return pause
+}
+
+// waitWork waits for the work to return. Past the hard deadline (the leader
+// deadline plus stop budget) the lease may belong to another candidate, so it
+// reports WorkOverran; it keeps waiting, because starting another term while
+// this work runs would make this process overlap itself, unless Run's context
+// has ended, in which case it gives up and reports false.
+func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, hard time.Time, term Term) bool {
+	t := c.clock.NewTimer(hard.Sub(c.clock.Now()))
+	defer t.Stop()
+	select {
+	case <-workDone:
+		return true
+	case <-t.C():
+	}
+	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: hard,
+		Reason: "work did not return within the stop budget after its context ended; another leader may be running"})
+	select {
+	case <-workDone:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// release ends term in the store, also when Run's context has ended.
+func (c *Candidate) release(ctx context.Context, term Term) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timing.RetryInterval)
+	defer cancel()
+	return c.store.Release(rctx, term)
+}
+
+// checkIdentity reports (and emits) whether another live process holds the
+// lease under this candidate's identity, after term was lost.
+func (c *Candidate) checkIdentity(ctx context.Context, term Term) bool {
+	rctx, cancel := context.WithTimeout(ctx, c.timing.RetryInterval)
+	defer cancel()
+	rec, err := c.store.Read(rctx, c.name)
+	if err != nil || !rec.Held || rec.Holder != c.identity || rec.Token == term.Token {
+		return false
+	}
+	c.emit(Event{Kind: IdentityConflict, Token: rec.Token, Reason: fmt.Sprintf(
+		"term %d was taken over by token %d under the same identity: two live processes share identity %q; "+
+			"give each a unique identity", term.Token, rec.Token, c.identity)})
+	return true
+}
+
+// standby waits for a watch wakeup or the next jittered poll.
+func (c *Candidate) standby(ctx context.Context) {
+	t := c.clock.NewTimer(c.jitter(c.timing.RetryInterval))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C():
+	case _, ok := <-c.watchCh:
+		if !ok {
+			c.watchCh = nil
+		}
+	}
+}
+
+// openWatch (re)opens the store's watch, at most once per retry interval.
+func (c *Candidate) openWatch(ctx context.Context) {
+	if c.watcher == nil || c.watchCh != nil {
+		return
+	}
+	now := c.clock.Now()
+	if !c.watchTried.IsZero() && now.Sub(c.watchTried) < c.timing.RetryInterval {
+		return
+	}
+	c.watchTried = now
+	ch, err := c.watcher.Watch(ctx, c.name)
+	if err != nil {
+		if c.log != nil {
+			c.log.Warn("elector: watch failed; polling", "lease", c.name, "error", err)
+		}
+		return
+	}
+	c.watchCh = ch
+}
+
+func (c *Candidate) jitter(d time.Duration) time.Duration {
+	return d + time.Duration(c.rnd.Float64()*jitterFraction*float64(d))
+}
+
+// backoff doubles the retry interval per consecutive failure, up to the lease
+// duration, so a store outage is not hammered but recovery is noticed soon.
+func (c *Candidate) backoff(fails int) time.Duration {
+	d := c.timing.RetryInterval
+	for i := 1; i < fails && d < c.timing.LeaseDuration; i++ {
+		d *= 2
+	}
+	return c.jitter(min(d, c.timing.LeaseDuration))
+}
+
+func (c *Candidate) sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := c.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C():
+	}
+}

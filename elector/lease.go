@@ -1,0 +1,52 @@
+package elector
+
+import (
+	"sync"
+	"time"
+)
+
+// Lease is the leader's view of its current term, passed to the work. Pass
+// Token to every write the work makes so the resource can fence out a stale
+// leader (see Fence, CheckToken and SetTokenHeader).
+type Lease struct {
+	term Term
+	st   *leaseState
+}
+
+type leaseState struct {
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (s *leaseState) get() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deadline
+}
+
+func (s *leaseState) set(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deadline = t
+}
+
+// Token is the fencing token of the term.
+func (l Lease) Token() uint64 { return l.term.Token }
+
+// Name is the lease name.
+func (l Lease) Name() string { return l.term.Name }
+
+// Holder is the identity the term was granted to.
+func (l Lease) Holder() string { return l.term.Holder }
+
+// Term is the store's term.
+func (l Lease) Term() Term { return l.term }
+
+// Deadline is when the leader context will be cancelled unless a renew
+// succeeds first, on the candidate's clock. It moves with each renew.
+func (l Lease) Deadline() time.Time {
+	if l.st == nil {
+		return time.Time{}
+	}
+	return l.st.get()
+}

@@ -1,0 +1,41 @@
+package elector
+
+import (
+	"log/slog"
+	"math/rand/v2"
+
+	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Option configures a Candidate.
+type Option func(*Candidate)
+
+// WithIdentity sets the owner identity (default DefaultIdentity()). Two live
+// processes must never share one; see DefaultIdentity.
+func WithIdentity(id string) Option { return func(c *Candidate) { c.identity = id } }
+
+// WithTiming sets the timing model (default DefaultTiming()).
+func WithTiming(t Timing) Option { return func(c *Candidate) { c.timing = t } }
+
+// WithLogger logs every event to l (Renewed at debug level). Default: no logs.
+func WithLogger(l *slog.Logger) Option { return func(c *Candidate) { c.log = l } }
+
+// WithEvents calls fn with every event, on Run's goroutine: fn must not block.
+func WithEvents(fn func(Event)) Option { return func(c *Candidate) { c.onEvent = fn } }
+
+// WithMetrics registers the candidate's Prometheus metrics with reg; New fails
+// if registration does (two candidates for one lease name in one registry).
+func WithMetrics(reg prometheus.Registerer) Option { return func(c *Candidate) { c.registerer = reg } }
+
+// WithClock replaces the real clock, for tests and simulation.
+func WithClock(clk Clock) Option { return func(c *Candidate) { c.clock = clk } }
+
+func init() {
+	simhooks.WithUnsafe = func(u simhooks.Unsafe) any {
+		return Option(func(c *Candidate) { c.unsafe = u })
+	}
+	simhooks.WithSeed = func(seed uint64) any {
+		return Option(func(c *Candidate) { c.rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) })
+	}
+}
