@@ -1,0 +1,44 @@
+// Package redisstore is an elector.Store on Redis through go-redis v9.
+//
+// Each lease name has two keys sharing a hash tag (so they are in one
+// Redis Cluster slot), under a prefix (WithPrefix):
+//
+//	<prefix>{<name>}:lease  "<token> <holder>", with PX expiry = the term
+//	<prefix>{<name>}:term   hash {token, holder}: the token counter and the
+//	                        most recent term; never expires, never deleted
+//
+// Acquire, Renew, Release and Read are Lua scripts, so each is atomic and
+// judges expiry by the Redis server's clock. Acquire grants when the lease
+// key is absent (free or expired) or names the same holder, issuing the new
+// token max(last token + 1, Redis TIME in microseconds). Renew and Release
+// compare the whole "<token> <holder>" value, so they act only on their own
+// term. Release deletes the lease key, keeps the counter, and PUBLISHes on
+// <prefix>{<name>}:changed; Watch subscribes to it.
+//
+// # What this lock is worth
+//
+// Without fencing at the resource, this is an efficiency lock, not a
+// correctness lock. Redis replication is asynchronous: a primary can
+// acknowledge a grant and fail before a replica has it, and after the
+// failover a second holder is granted the same lease while the first still
+// believes it leads. A paused or slow holder can also outlive its TTL.
+// Use it where a rare double execution is harmless, or fence the writes:
+// SetFenced for data in the same Redis, or check the token at the resource
+// (a conditional write "only if token >= highest token seen").
+//
+// # Tokens across restarts
+//
+// Tokens must never go back, also across restarts. The counter key only
+// survives a restart with persistence: run Redis with appendonly yes and
+// appendfsync always for the counter to survive any crash (everysec loses
+// up to a second of writes on a machine crash, though not on a crash of
+// the redis-server process alone; RDB snapshots lose everything since the
+// last save). As a second line of defence every token is at least the
+// server's clock in microseconds, so even a Redis that lost its counter
+// issues larger tokens than before, unless its clock stepped back past the
+// time of the lost grants. Tokens are therefore large numbers (about
+// 1.8e15), exact up to 2^53, where Lua's numbers end.
+//
+// An expiry publishes nothing (keyspace notifications are off by default
+// and are fire-and-forget too): standbys find an expired lease by polling.
+package redisstore
