@@ -11,6 +11,7 @@
 //	go run ./internal/corpuseval [-cases a.yaml,b.yaml] [-only ID,ID] [-strict]
 //	    [-workdir eval-work] [-tool path/to/gatesift-vet] [-timeout 30m]
 //	    [-json FILE] [-markdown FILE] [-prepare-only]
+//	go run ./internal/corpuseval -perf [-perf-modules m@v,m@v] [-perf-pattern ./...]
 package main
 
 import (
@@ -38,6 +39,9 @@ func main() {
 	jsonOut := flag.String("json", "", "write machine-readable results to this file")
 	mdOut := flag.String("markdown", "", "write a Markdown report to this file")
 	prepareOnly := flag.Bool("prepare-only", false, "download and prepare the modules, analyze nothing")
+	perf := flag.Bool("perf", false, "measure wall time, CPU and peak RSS of gatesift-vet, go vet -vettool and go vet on -perf-modules instead of evaluating cases")
+	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
+	perfPattern := flag.String("perf-pattern", "./...", "package pattern for -perf")
 	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -95,6 +99,12 @@ func main() {
 			fatalf("%v", err)
 		}
 		rep.Tool = *tool
+	}
+	if *perf {
+		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), *perfPattern, *timeout, logf); err != nil {
+			fatalf("%v", err)
+		}
+		return
 	}
 
 	toolErrors := false

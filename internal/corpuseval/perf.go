@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+// The -perf mode measures what gatesift-vet costs next to plain go vet, on
+// the same packages of real modules: wall time, CPU time and peak RSS of
+//
+//	gatesift-vet ./...
+//	go vet -vettool=<gatesift-vet> ./...
+//	go vet ./...
+//
+// each with a fresh, empty GOCACHE so no run profits from an earlier one.
+
+// defaultPerfModules: client-go is the large case named by the issue (385
+// packages); miniflux (87 packages) is a medium service from the corpus.
+const defaultPerfModules = "k8s.io/client-go@v0.34.1,miniflux.app/v2@v2.3.3"
+
+// perfResult is one measured command.
+type perfResult struct {
+	Module   string
+	Label    string
+	Wall     time.Duration
+	CPU      time.Duration // user + system, of the command and all its waited-for descendants
+	MaxRSSKB int64         // largest single process in the tree, as wait4 reports it (like /usr/bin/time -v)
+	ExitCode int
+	Stderr   string
+}
+
+// measure runs one command with a fresh GOCACHE and returns its rusage. A
+// non-zero exit is recorded, not fatal: vet tools exit non-zero on findings.
+func measure(ctx context.Context, timeout time.Duration, dir string, argv []string) (perfResult, error) {
+	cache, err := os.MkdirTemp("", "perf-gocache-")
+	if err != nil {
+		return perfResult{}, err
+	}
+	defer os.RemoveAll(cache)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(goEnv(), "GOCACHE="+cache)
+	var stderr strings.Builder
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	r := perfResult{Wall: time.Since(start), Stderr: stderr.String()}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return r, err
+	}
+	if ctx.Err() != nil {
+		return r, fmt.Errorf("%s: timed out after %s", strings.Join(argv, " "), timeout)
+	}
+	r.ExitCode = cmd.ProcessState.ExitCode()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		r.MaxRSSKB = ru.Maxrss // kilobytes on Linux
+	}
+	return r, nil
+}
+
+// runPerf prepares each module, then measures the three commands on
+// `pattern` inside it, and prints the figures and the ratios to plain go vet.
+func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []string, pattern string, timeout time.Duration, logf func(string, ...any)) error {
+	var all []perfResult
+	for _, mod := range modules {
+		dir, err := prepareModule(ctx, workdir, mod, timeout, logf)
+		if err != nil {
+			return err
+		}
+		cmds := []struct {
+			label string
+			argv  []string
+		}{
+			{"gatesift-vet " + pattern, []string{tool, pattern}},
+			{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tool, pattern}},
+			{"go vet " + pattern, []string{"go", "vet", pattern}},
+		}
+		for _, c := range cmds {
+			logf("perf: %s in %s", c.label, mod)
+			r, err := measure(ctx, timeout, dir, c.argv)
+			if err != nil {
+				return err
+			}
+			r.Module, r.Label = mod, c.label
+			logf("perf: %s: wall %s cpu %s maxrss %d MB exit %d", c.label, r.Wall.Round(time.Millisecond),
+				r.CPU.Round(time.Millisecond), r.MaxRSSKB/1024, r.ExitCode)
+			if r.ExitCode != 0 {
+				logf("perf: stderr tail: %s", tail(r.Stderr, 600))
+			}
+			all = append(all, r)
+		}
+	}
+	printPerf(w, all)
+	return nil
+}
+
+func printPerf(w io.Writer, rs []perfResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "module\tcommand\twall s\tcpu s\tmax RSS MB\texit\twall/vet\tcpu/vet\tRSS/vet\t")
+	for _, r := range rs {
+		var base *perfResult
+		for i := range rs {
+			if rs[i].Module == r.Module && strings.HasPrefix(rs[i].Label, "go vet ") && !strings.Contains(rs[i].Label, "-vettool") {
+				base = &rs[i]
+			}
+		}
+		ratios := []string{"n/a", "n/a", "n/a"}
+		if base != nil {
+			div := func(a, b float64) string {
+				if b == 0 {
+					return "n/a"
+				}
+				return fmt.Sprintf("%.2f", a/b)
+			}
+			ratios = []string{div(r.Wall.Seconds(), base.Wall.Seconds()), div(r.CPU.Seconds(), base.CPU.Seconds()),
+				div(float64(r.MaxRSSKB), float64(base.MaxRSSKB))}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%d\t%d\t%s\t\n", r.Module, r.Label,
+			r.Wall.Seconds(), r.CPU.Seconds(), r.MaxRSSKB/1024, r.ExitCode, strings.Join(ratios, "\t"))
+	}
+	tw.Flush()
+}
