@@ -23,9 +23,9 @@ const readyMarker = ".prefetched"
 // noSumDB lists module path prefixes whose checksums are not looked up in
 // the checksum database (GONOSUMDB). gitea's vanity host is not served by it,
 // and in this environment the database (reached through the module proxy)
-// answers 404 for kyverno's releases; the module zips are still verified by
+// answers 404 for kyverno's and gocron-redis-lock v1's releases; the module zips are still verified by
 // the go.sum of the module being analyzed for everything it depends on.
-var noSumDB = "code.gitea.io,github.com/kyverno/kyverno"
+var noSumDB = "code.gitea.io,github.com/kyverno/kyverno,github.com/go-co-op/gocron-redis-lock"
 
 // goEnv is the environment for every go command run on corpus modules.
 // -mod=mod lets a module whose go.sum is incomplete for our build still load;
@@ -131,6 +131,9 @@ func prepareModule(ctx context.Context, workdir, mod string, timeout time.Durati
 		}
 		logf("%s had no go.mod: ran go mod init + tidy", mod)
 	}
+	if err := dropMissingReplaces(ctx, dst, timeout, logf); err != nil {
+		return "", err
+	}
 	res, err = mustRun(ctx, timeout, dst, "go", "mod", "download")
 	if err != nil {
 		return "", err
@@ -140,6 +143,47 @@ func prepareModule(ctx context.Context, workdir, mod string, timeout time.Durati
 		return "", err
 	}
 	return dst, nil
+}
+
+// dropMissingReplaces removes replace directives that point at a local
+// folder the module zip does not contain (kratos replaces ory/client-go with
+// ./internal/client-go, which is not in its zip): with them every go command
+// in the copy fails, without them the required version is used.
+func dropMissingReplaces(ctx context.Context, dir string, timeout time.Duration, logf func(string, ...any)) error {
+	res, err := mustRun(ctx, timeout, dir, "go", "mod", "edit", "-json")
+	if err != nil {
+		return err
+	}
+	var mf struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(res.Stdout, &mf); err != nil {
+		return fmt.Errorf("go mod edit -json in %s: %w", dir, err)
+	}
+	for _, r := range mf.Replace {
+		local := strings.HasPrefix(r.New.Path, "./") || strings.HasPrefix(r.New.Path, "../") || filepath.IsAbs(r.New.Path)
+		if !local || r.New.Version != "" {
+			continue
+		}
+		target := r.New.Path
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		if _, err := os.Stat(filepath.Join(target, "go.mod")); err == nil {
+			continue
+		}
+		old := r.Old.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		if _, err := mustRun(ctx, timeout, dir, "go", "mod", "edit", "-dropreplace="+old); err != nil {
+			return err
+		}
+		logf("dropped replace %s => %s (not in the module zip)", old, r.New.Path)
+	}
+	return nil
 }
 
 // copyTree copies a module cache folder, making every file and folder
