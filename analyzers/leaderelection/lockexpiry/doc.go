@@ -1,0 +1,40 @@
+// Package lockexpiry defines the LE3001 analyzer: a distributed lock or
+// lease taken without expiry, or with its expiry set non-atomically after
+// the acquire.
+//
+// # Analyzer lockexpiry
+//
+// lockexpiry: report locks that can outlive a crashed holder.
+//
+// Replicas that compete for a lock need the lock to end when its holder
+// dies; otherwise one crash (or kill -9, or OOM) leaves the key in place and
+// no replica ever runs the guarded work again. The analyzer reports, at the
+// acquire call:
+//
+//   - go-redis SetNX(ctx, k, v, 0) or with redis.KeepTTL, SetArgs with Mode
+//     "NX" and no TTL or ExpireAt, and raw commands Do(ctx, "SETNX", ...) or
+//     Do(ctx, "SET", k, v, "NX") without EX/PX (redigo conn.Do too);
+//   - the same acquires followed by a separate Expire/PExpire on the key:
+//     the expiry is set non-atomically, and a crash between the two calls
+//     leaves the lock forever;
+//   - a GETSET takeover of a lock key: GETSET drops the key's TTL, so the
+//     lock has no expiry until a separate Expire, if any;
+//   - an etcd create-if-absent transaction (If(Compare(CreateRevision(k),
+//     "=", 0)).Then(OpPut(k, v))) whose put carries no clientv3.WithLease;
+//   - SQL lock rows: INSERT into, or UPDATE ... SET owner = of, a table named
+//     like a lock (locks, job_lock, leader_election, leases) whose statement
+//     has no expiry or time column;
+//   - an Azure Blob lease acquired with duration -1 (infinite).
+//
+// Only constant evidence counts: a TTL that is not a constant, a key built
+// at run time for a GETSET, or statement text that is not constant gives no
+// report.
+//
+// Example:
+//
+//	ok, _ := rdb.SetNX(ctx, "lock:billing", host, 0).Result() // LE3001
+//
+// Fix: pass the TTL in the acquire itself (SetNX(ctx, k, token, 30*time.Second),
+// SET k token NX PX 30000) and renew it while working, or use the project's
+// elector, whose leases expire and are renewed for you.
+package lockexpiry
