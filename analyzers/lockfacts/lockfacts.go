@@ -49,7 +49,7 @@ type Op struct {
 	// Key is the key expression, if the API has one.
 	Key ast.Expr
 	// KeyConst is the constant value of Key, when it folds to a string.
-	KeyConst string
+	KeyConst   string
 	IsKeyConst bool
 	// TTL facts: NoTTL is true when the code shows constantly that the key
 	// gets no expiry (TTL 0, KeepTTL on a new key, SET NX without EX/PX,
