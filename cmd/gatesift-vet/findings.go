@@ -1,0 +1,291 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// results is one standalone run, ready for any output format.
+type results struct {
+	cwd        string
+	root       string     // module root: SARIF URIs and fingerprints are relative to it
+	findings   []*finding // reported, sorted by position
+	suppressed []*finding // silenced by a //gatesift: directive, for SARIF
+	errors     []actionError
+}
+
+type actionError struct {
+	pkgID, analyzer, err string
+}
+
+// finding is one diagnostic with everything the outputs need, resolved
+// once: positions, rule, enclosing function and the line-independent
+// fingerprint used by SARIF and baselines.
+type finding struct {
+	pkgID    string
+	analyzer string
+	rule     signals.Rule // zero for a diagnostic outside the registry
+	ruleID   string
+	diag     analysis.Diagnostic
+	fset     *token.FileSet
+	pos, end token.Position
+	fn       string // enclosing function ("Type.Method", "func"), or ""
+	by       *directive.Directive
+
+	relFile     string // relative to the module root, slash-separated
+	fingerprint string
+}
+
+// collect turns the action graph into results. Diagnostics are
+// de-duplicated by position and message, because a file belongs to both a
+// package and its test variant.
+func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string) *results {
+	res := &results{cwd: cwd, root: cwd}
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Dir != "" {
+			res.root = p.Module.Dir
+			break
+		}
+	}
+	order := map[*analysis.Analyzer]int{}
+	for i, a := range analyzers() {
+		order[a] = i
+	}
+	roots := append([]*checker.Action(nil), graph.Roots...)
+	sort.SliceStable(roots, func(i, j int) bool {
+		if roots[i].Package.ID != roots[j].Package.ID {
+			return roots[i].Package.ID < roots[j].Package.ID
+		}
+		return order[roots[i].Analyzer] < order[roots[j].Analyzer]
+	})
+
+	for act := range graph.All() {
+		if act.Err != nil {
+			res.errors = append(res.errors, actionError{act.Package.ID, act.Analyzer.Name, act.Err.Error()})
+		}
+	}
+	sort.SliceStable(res.errors, func(i, j int) bool {
+		a, b := res.errors[i], res.errors[j]
+		if a.pkgID != b.pkgID {
+			return a.pkgID < b.pkgID
+		}
+		return a.analyzer < b.analyzer
+	})
+
+	type key struct {
+		pos, end   token.Position
+		analyzer   string
+		message    string
+		suppressed bool
+	}
+	seen := map[key]bool{}
+	add := func(act *checker.Action, d analysis.Diagnostic, by *directive.Directive) {
+		fset := act.Package.Fset
+		f := &finding{
+			pkgID:    act.Package.ID,
+			analyzer: act.Analyzer.Name,
+			diag:     d,
+			fset:     fset,
+			pos:      fset.Position(d.Pos),
+			end:      fset.Position(d.End),
+			by:       by,
+		}
+		if !f.end.IsValid() {
+			f.end = f.pos
+		}
+		k := key{f.pos, f.end, f.analyzer, d.Message, by != nil}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		r, ok := signals.Lookup(d.Category)
+		if !ok {
+			r, ok = signals.Lookup(act.Analyzer.Name)
+		}
+		if ok {
+			f.rule, f.ruleID = r, r.ID
+		} else {
+			f.ruleID = d.Category
+			if f.ruleID == "" {
+				f.ruleID = act.Analyzer.Name
+			}
+		}
+		f.fn = enclosingFunc(act.Package, d.Pos)
+		if by != nil {
+			res.suppressed = append(res.suppressed, f)
+		} else {
+			res.findings = append(res.findings, f)
+		}
+	}
+	for _, act := range roots {
+		for _, d := range act.Diagnostics {
+			add(act, d, nil)
+		}
+		if out, ok := act.Result.(*rule.Outcome); ok && out != nil {
+			for _, s := range out.Suppressed {
+				add(act, s.Diagnostic, s.By)
+			}
+		}
+	}
+	sortFindings(res.findings)
+	sortFindings(res.suppressed)
+	fingerprint(res)
+	return res
+}
+
+func sortFindings(fs []*finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		switch {
+		case a.pos.Filename != b.pos.Filename:
+			return a.pos.Filename < b.pos.Filename
+		case a.pos.Line != b.pos.Line:
+			return a.pos.Line < b.pos.Line
+		case a.pos.Column != b.pos.Column:
+			return a.pos.Column < b.pos.Column
+		case a.ruleID != b.ruleID:
+			return a.ruleID < b.ruleID
+		}
+		return a.diag.Message < b.diag.Message
+	})
+}
+
+// enclosingFunc names the function declaration around pos: "Name" or
+// "Recv.Name"; a function literal counts as its enclosing declaration.
+func enclosingFunc(pkg *packages.Package, pos token.Pos) string {
+	for _, f := range pkg.Syntax {
+		if pos < f.FileStart || pos > f.FileEnd {
+			continue
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || pos < fd.Pos() || pos > fd.End() {
+				continue
+			}
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				return recvTypeName(fd.Recv.List[0].Type) + "." + fd.Name.Name
+			}
+			return fd.Name.Name
+		}
+	}
+	return ""
+}
+
+func recvTypeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return recvTypeName(e.X)
+	case *ast.IndexExpr:
+		return recvTypeName(e.X)
+	case *ast.IndexListExpr:
+		return recvTypeName(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return "?"
+}
+
+// relPath is filename relative to the module root, slash-separated, or the
+// absolute path when the file lies outside it.
+func (res *results) relPath(filename string) string {
+	if rel, err := filepath.Rel(res.root, filename); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(filename)
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// fingerprint gives every finding a fingerprint that survives edits which
+// only move it: the rule, the file relative to the module root, the
+// enclosing function, the message with numbers blanked (messages may cite
+// lines or columns) and the flagged line's text with whitespace collapsed.
+// Identical findings (the same call twice in one function) get an
+// occurrence index in source order, so each one is matched once.
+func fingerprint(res *results) {
+	lines := newLineCache()
+	count := map[string]int{}
+	for _, list := range [][]*finding{res.findings, res.suppressed} {
+		for _, f := range list {
+			f.relFile = res.relPath(f.pos.Filename)
+			h := sha256.New()
+			for _, part := range []string{
+				f.ruleID,
+				f.relFile,
+				f.fn,
+				digits.ReplaceAllString(f.diag.Message, "N"),
+				strings.Join(strings.Fields(lines.line(f.pos.Filename, f.pos.Line)), " "),
+			} {
+				io.WriteString(h, part)
+				h.Write([]byte{0})
+			}
+			base := hex.EncodeToString(h.Sum(nil))[:32]
+			n := count[base]
+			count[base]++
+			f.fingerprint = fmt.Sprintf("%s:%d", base, n)
+		}
+	}
+}
+
+// lineCache reads source files once for fingerprints and SARIF columns.
+type lineCache map[string][]string
+
+func newLineCache() lineCache { return lineCache{} }
+
+func (c lineCache) line(filename string, n int) string {
+	lines, ok := c[filename]
+	if !ok {
+		data, _ := os.ReadFile(filename)
+		lines = strings.Split(string(data), "\n")
+		c[filename] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSuffix(lines[n-1], "\r")
+}
+
+// progress reports the phases of a long run on stderr, only when stderr is
+// a terminal: logs in CI and in editors stay clean.
+type progress struct {
+	w  io.Writer
+	on bool
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &progress{}
+	}
+	st, err := f.Stat()
+	return &progress{w: w, on: err == nil && st.Mode()&os.ModeCharDevice != 0}
+}
+
+func (p *progress) printf(format string, args ...any) {
+	if p.on {
+		fmt.Fprintf(p.w, "\r\033[K%s: %s...", progname, fmt.Sprintf(format, args...))
+	}
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

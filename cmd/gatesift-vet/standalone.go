@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// options are the standalone command line.
+type options struct {
+	commonFlags
+	printDigest    bool
+	json           bool
+	format         string
+	output         string
+	baseline       string
+	writeBaseline  string
+	list           bool
+	explain        string
+	failOnFindings bool
+	version        bool
+	tests          bool
+}
+
+func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(progname, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o.commonFlags.register(fs)
+	fs.BoolVar(&o.printDigest, "print-config-digest", false, "print the digest of the .gatesift.yaml files (and -config) for -config-digest, and exit")
+	fs.BoolVar(&o.json, "json", false, "print the go vet JSON tree instead of text (same as -format=json)")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
+	fs.StringVar(&o.output, "o", "", "write the results to `file` instead of standard output")
+	fs.StringVar(&o.baseline, "baseline", "", "report only findings not recorded in this baseline `file`")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline `file` and exit 0")
+	fs.BoolVar(&o.list, "list", false, "list the rules (with -json, as JSON) and exit")
+	fs.StringVar(&o.explain, "explain", "", "print the documentation of a `rule` (ID or name) and exit")
+	fs.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 on findings with -json and SARIF too")
+	fs.BoolVar(&o.version, "V", false, "print the version and exit (-V=full: the go vet protocol)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.tests, "test", true, "also load test packages, as go vet does (rules skip _test.go files unless the config opts in)")
+	fs.Usage = func() { usage(fs, stderr) }
+	return fs
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `%[1]s finds missing or broken Leader Election in Go services.
+
+Usage:
+	%[1]s [flags] [packages]          # standalone, e.g. %[1]s ./...
+	go vet -vettool=$(which %[1]s) [flags] [packages]
+	%[1]s -list | -explain LE1001 | -version
+
+Exit codes:
+	0  no findings (with -json or -format=sarif: unless the tool failed)
+	1  tool, configuration or package-loading error
+	3  findings (with -json or SARIF only under -fail-on-findings)
+
+Flags:
+`, progname)
+	fs.PrintDefaults()
+}
+
+func runStandalone(args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := newFlagSet(&o, stderr)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitTool
+	}
+	switch {
+	case o.version:
+		fmt.Fprintf(stdout, "%s version %s\n", progname, version())
+		return exitOK
+	case o.list:
+		return listRules(stdout, stderr, o.json)
+	case o.explain != "":
+		return explain(stdout, stderr, o.explain)
+	}
+	if o.json {
+		if o.format != "text" && o.format != "json" {
+			return fatalf(stderr, "-json conflicts with -format=%s", o.format)
+		}
+		o.format = "json"
+	}
+	switch o.format {
+	case "text", "json", "sarif":
+	default:
+		return fatalf(stderr, "-format %q: want text, json or sarif", o.format)
+	}
+	if o.baseline != "" && o.writeBaseline != "" {
+		return fatalf(stderr, "-baseline and -write-baseline are exclusive")
+	}
+	if err := o.commonFlags.apply(false); err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	if o.printDigest {
+		fmt.Fprintln(stdout, config.Digest(cwd))
+		return exitOK
+	}
+	// Read the baseline before the (slow) analysis: a bad file name fails fast.
+	var base *baseline
+	if o.baseline != "" {
+		if base, err = readBaseline(o.baseline); err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+	}
+
+	patterns := fs.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"."} // as go vet
+	}
+	res, code := analyze(cwd, patterns, o.tests, stderr)
+	if code != exitOK {
+		return code
+	}
+
+	if o.writeBaseline != "" {
+		if err := writeBaseline(o.writeBaseline, res.findings); err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+		fmt.Fprintf(stderr, "%s: wrote %d finding(s) to %s\n", progname, len(res.findings), o.writeBaseline)
+		if len(res.errors) > 0 {
+			printErrors(stderr, res)
+			return exitTool
+		}
+		return exitOK
+	}
+	if base != nil {
+		res.findings = base.filter(res.findings)
+	}
+
+	var out bytes.Buffer
+	switch o.format {
+	case "text":
+		writeText(&out, res)
+	case "json":
+		err = writeJSON(&out, res)
+	case "sarif":
+		err = writeSARIF(&out, res)
+	}
+	if err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	if o.output != "" {
+		if err := os.WriteFile(o.output, out.Bytes(), 0o666); err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+	} else if _, err := stdout.Write(out.Bytes()); err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+
+	if len(res.errors) > 0 {
+		// The findings that were computed are out; the failure is still a
+		// tool failure, whatever the format.
+		if o.format == "text" {
+			printErrors(stderr, res)
+		}
+		return exitTool
+	}
+	if len(res.findings) > 0 && (o.format == "text" || o.failOnFindings) {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// analyze loads the packages and runs every analyzer on them. A non-zero
+// code means the run failed and the reason is already on stderr.
+func analyze(cwd string, patterns []string, tests bool, stderr io.Writer) (*results, int) {
+	prog := newProgress(stderr)
+	prog.printf("loading %s", strings.Join(patterns, " "))
+	cfg := &packages.Config{
+		// Analyzers with facts run on every dependency, so every
+		// dependency needs syntax and types (what go vet computes too).
+		Mode:  packages.LoadAllSyntax | packages.NeedModule,
+		Dir:   cwd,
+		Tests: tests,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		prog.done()
+		return nil, fatalf(stderr, "loading packages: %v", err)
+	}
+	if msgs := loadErrors(pkgs, cwd); len(msgs) > 0 {
+		prog.done()
+		fmt.Fprintf(stderr, "%s: cannot analyze, the packages do not load:\n", progname)
+		for _, m := range msgs {
+			fmt.Fprintf(stderr, "\t%s\n", m)
+		}
+		return nil, exitTool
+	}
+	if len(pkgs) == 0 {
+		prog.done()
+		return nil, fatalf(stderr, "no packages match %s", strings.Join(patterns, " "))
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].ID < pkgs[j].ID })
+
+	// A malformed .gatesift.yaml makes every rule fail on every package;
+	// resolve each package's configuration first to say it once.
+	seen := map[string]bool{}
+	var cfgErrs []string
+	for _, p := range pkgs {
+		if len(p.GoFiles) == 0 {
+			continue
+		}
+		if _, err := config.ForDir(filepath.Dir(p.GoFiles[0])); err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			cfgErrs = append(cfgErrs, shortenPaths(err.Error(), cwd))
+		}
+	}
+	if len(cfgErrs) > 0 {
+		prog.done()
+		for _, m := range cfgErrs {
+			fmt.Fprintln(stderr, m)
+		}
+		return nil, exitTool
+	}
+
+	prog.printf("analyzing %d package(s)", len(pkgs))
+	graph, err := checker.Analyze(analyzers(), pkgs, &checker.Options{})
+	prog.done()
+	if err != nil {
+		return nil, fatalf(stderr, "%v", err)
+	}
+	return collect(graph, pkgs, cwd), exitOK
+}
+
+// loadErrors lists the distinct errors of the packages and their
+// dependencies: a package that does not type-check cannot be analyzed
+// soundly, so it is a tool error, not a silent gap.
+func loadErrors(pkgs []*packages.Package, cwd string) []string {
+	var msgs []string
+	seen := map[string]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			m := shortenPaths(e.Error(), cwd)
+			if !seen[m] {
+				seen[m] = true
+				msgs = append(msgs, m)
+			}
+		}
+	})
+	const max = 20
+	if len(msgs) > max {
+		msgs = append(msgs[:max], fmt.Sprintf("... and %d more", len(msgs)-max))
+	}
+	return msgs
+}
+
+// shortenPaths makes the absolute paths of files below cwd relative, as the
+// go command prints them.
+func shortenPaths(msg, cwd string) string {
+	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
+}
+
+func printErrors(w io.Writer, res *results) {
+	seen := map[string]bool{}
+	for _, e := range res.errors {
+		m := shortenPaths(e.err, res.cwd)
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		fmt.Fprintf(w, "%s: %s: %s\n", progname, e.analyzer, m)
+	}
+}
+
+func listRules(stdout, stderr io.Writer, asJSON bool) int {
+	if asJSON {
+		type jsonRule struct {
+			ID        string `json:"id"`
+			Name      string `json:"name"`
+			Default   bool   `json:"default"`
+			Precision string `json:"precision"`
+			Since     string `json:"since"`
+			Title     string `json:"title"`
+			Help      string `json:"help"`
+			URL       string `json:"url"`
+		}
+		var list []jsonRule
+		for _, r := range signals.Rules {
+			list = append(list, jsonRule{r.ID, r.Name, r.Default, string(r.Precision), r.Since, r.Title, r.Help, r.URL()})
+		}
+		if err := writeIndentedJSON(stdout, list); err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+		return exitOK
+	}
+	writeRuleTable(stdout)
+	return exitOK
+}

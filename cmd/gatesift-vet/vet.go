@@ -1,0 +1,170 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/go/analysis/unitchecker"
+
+	"github.com/gatesift/gatesift-vet/config"
+)
+
+// printFullVersion answers go vet's -V=full. cmd/go keys its vet result
+// cache on the content ID after "buildID=" (it takes the text after the
+// last "/"), so the ID mixes the executable's own hash with the digest of
+// every .gatesift.yaml of the module go vet runs in: editing a config then
+// invalidates cached results, which would otherwise hide the edit.
+//
+// go vet asks once per run, before analyzing anything, so this is also
+// where a malformed config is reported exactly once instead of once per
+// package.
+func printFullVersion(stdout, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fatalf(stderr, "%v", err)
+	}
+	if err := checkModuleConfigs(cwd); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitTool
+	}
+	fmt.Fprintf(h, "\x00config %s", config.Digest(cwd))
+	fmt.Fprintf(stdout, "%s version devel buildID=%x\n", progname, h.Sum(nil))
+	return exitOK
+}
+
+// checkModuleConfigs parses every .gatesift.yaml of the module enclosing
+// dir, the set config.Digest hashes, and returns the first error.
+func checkModuleConfigs(dir string) error {
+	root := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			root = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if root == "" {
+		return nil
+	}
+	var first error
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || first != nil {
+			return nil
+		}
+		if e.IsDir() {
+			// The same directories config.Digest skips: they hold no
+			// package go vet analyzes.
+			name := e.Name()
+			if p != root && (strings.HasPrefix(name, ".") || name == "vendor" || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Name() != config.FileName {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			first = err
+			return nil
+		}
+		if _, err := config.Parse(p, data); err != nil {
+			first = err
+		}
+		return nil
+	})
+	return first
+}
+
+// runVet speaks the unitchecker protocol for go vet -vettool. Our own flags
+// live on flag.CommandLine, so unitchecker parses them with its own and
+// lists them for -flags (go vet accepts only the flags a tool lists).
+func runVet(args []string) {
+	var cf commonFlags
+	cf.register(flag.CommandLine)
+
+	// unitchecker parses the command line and analyzes in one call, but
+	// -config-digest and -config must be checked before any analysis, so
+	// the command line is read once more here on a throwaway flag set that
+	// knows every flag unitchecker will define.
+	var pre commonFlags
+	if prescan(args, &pre) {
+		if err := pre.apply(true); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", progname, err)
+			os.Exit(exitTool)
+		}
+		if unit := args[len(args)-1]; strings.HasSuffix(unit, ".cfg") {
+			if err := checkUnitConfig(unit); err != nil {
+				// Print it once, without the per-analyzer repetition
+				// unitchecker would produce (every rule fails the same way).
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(exitTool)
+			}
+		}
+	}
+	unitchecker.Main(analyzers()...)
+}
+
+// prescan parses args into pre, reporting false when the command line does
+// not parse (unitchecker then reports the problem itself).
+func prescan(args []string, pre *commonFlags) bool {
+	fs := flag.NewFlagSet("prescan", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	pre.register(fs)
+	// The flags analysisflags.Parse defines in multi mode: an enable flag
+	// per analyzer, their own flags, and the standard ones. Only whether a
+	// flag is boolean matters here, so each gets a throwaway value.
+	for _, a := range analyzers() {
+		fs.Bool(a.Name, false, "")
+		a.Flags.VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fs.Bool(a.Name+"."+f.Name, false, "")
+			} else {
+				fs.String(a.Name+"."+f.Name, "", "")
+			}
+		})
+	}
+	for _, name := range []string{"flags", "V", "json", "fix", "diff", "source", "v", "all"} {
+		fs.Bool(name, false, "")
+	}
+	fs.String("c", "", "")
+	fs.String("tags", "", "")
+	return fs.Parse(args) == nil
+}
+
+// checkUnitConfig resolves the configuration for the package a *.cfg file
+// describes, so a malformed .gatesift.yaml is a clear tool error.
+func checkUnitConfig(unit string) error {
+	data, err := os.ReadFile(unit)
+	if err != nil {
+		return nil // unitchecker reports it
+	}
+	var cfg struct{ GoFiles []string }
+	if json.Unmarshal(data, &cfg) != nil || len(cfg.GoFiles) == 0 {
+		return nil
+	}
+	_, err = config.ForDir(filepath.Dir(cfg.GoFiles[0]))
+	return err
+}
