@@ -5,8 +5,12 @@ package leaderelection
 
 import (
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/localsingleton"
 )
 
 // Rules is every rule analyzer except LE9001 (directives), which needs the
 // others to have run; package suite adds it.
-var Rules = []*analysis.Analyzer{}
+var Rules = []*analysis.Analyzer{
+	localsingleton.Analyzer,
+}

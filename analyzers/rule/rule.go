@@ -107,6 +107,13 @@ func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error)
 			result, err = out, nil
 		}
 	}()
+	// A shared analysis this rule depends on may have failed; say so once
+	// per rule and package instead of reporting on partial data.
+	for _, req := range spec.Requires {
+		if f, ok := pass.ResultOf[req].(interface{ Failure() string }); ok && f.Failure() != "" {
+			panic(f.Failure())
+		}
+	}
 	if err := spec.Run(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, err)
 	}

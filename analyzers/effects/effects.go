@@ -1,0 +1,434 @@
+package effects
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// Effect is one change of shared state.
+type Effect struct {
+	Kind       string // send, insert, update, delete, increment, write
+	Resource   string // "table charges", "redis key lock:billing", "" when unknown
+	Idempotent bool   // duplicated load, not a duplicated outcome
+	API        string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where      string // file:line of that call, for messages in other packages
+	Via        string // the function the effect is reached through, if not direct
+}
+
+func (e Effect) String() string {
+	s := e.Kind
+	if e.Resource != "" {
+		s += " " + e.Resource
+	}
+	s += " (" + shortAPI(e.API) + ")"
+	return s
+}
+
+// Summary is a function's fact: what it reaches.
+type Summary struct {
+	Effects []Effect
+	// Coordination names the first coordination the function takes before
+	// its effects (a lock, a leader check, a claim), "" when none.
+	Coordination string
+	// Consumes reports that the function pulls work from a queue, which is
+	// per-replica by design.
+	Consumes bool
+}
+
+// AFact marks Summary as a fact.
+func (*Summary) AFact() {}
+
+func (s *Summary) String() string {
+	return fmt.Sprintf("effects(%d, coord=%q, consumes=%v)", len(s.Effects), s.Coordination, s.Consumes)
+}
+
+// Reaches is a package fact: some function of the package has a summary,
+// so importers cannot take the fast exit.
+type Reaches struct{}
+
+// AFact marks Reaches as a fact.
+func (*Reaches) AFact() {}
+
+func (*Reaches) String() string { return "reaches shared state" }
+
+// maxEffects bounds a summary so facts stay small on huge call graphs.
+const maxEffects = 16
+
+// Result gives the rules access to the package's analysis.
+type Result struct {
+	failure string // a panic of the analysis, reported by the rules
+	pass    *analysis.Pass
+	kb      *signals.Knowledge
+	decls   map[*types.Func]*ast.FuncDecl
+	summary map[*types.Func]*Summary
+}
+
+// Analyzer computes summaries; its result is a *Result.
+var Analyzer = &analysis.Analyzer{
+	Name:       "gatesifteffects",
+	Doc:        "compute the shared-state effects and coordination of functions (facts)",
+	Run:        run,
+	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil)},
+	ResultType: reflect.TypeOf((*Result)(nil)),
+}
+
+// Failure returns the internal error that stopped the analysis, or "".
+func (r *Result) Failure() string { return r.failure }
+
+func run(pass *analysis.Pass) (_ any, err error) {
+	kb, err := knowledgeFor(pass)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}}
+	if !relevant(pass, kb) {
+		return r, nil // fast exit: nothing here can reach shared state
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			r.failure = fmt.Sprintf("effects analysis panicked: %v", x)
+			r.decls, r.summary = map[*types.Func]*ast.FuncDecl{}, map[*types.Func]*Summary{}
+			err = nil
+		}
+	}()
+	for _, f := range pass.Files {
+		if strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go") {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					r.decls[fn] = fd
+				}
+			}
+		}
+	}
+	// Summaries in a stable order; recursion is cut by the in-progress mark.
+	fns := make([]*types.Func, 0, len(r.decls))
+	for fn := range r.decls {
+		fns = append(fns, fn)
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
+	exported := false
+	for _, fn := range fns {
+		s := r.Of(fn)
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes {
+			pass.ExportObjectFact(fn, s)
+			exported = true
+		}
+	}
+	if exported {
+		pass.ExportPackageFact(&Reaches{})
+	}
+	return r, nil
+}
+
+// relevant: a package outside GOROOT that imports a package the knowledge
+// base names, or one whose functions reach shared state.
+func relevant(pass *analysis.Pass, kb *signals.Knowledge) bool {
+	if inGOROOT(pass) {
+		return false
+	}
+	for _, imp := range pass.Pkg.Imports() {
+		if kb.Knows(imp.Path()) || pass.ImportPackageFact(imp, new(Reaches)) {
+			return true
+		}
+	}
+	return kb.Knows(pass.Pkg.Path())
+}
+
+var goroot = filepath.Clean(runtime.GOROOT()) + string(filepath.Separator)
+
+// inGOROOT: the standard library is never analysed or reported on.
+func inGOROOT(pass *analysis.Pass) bool {
+	for _, f := range pass.Files {
+		return strings.HasPrefix(pass.Fset.File(f.Pos()).Name(), goroot)
+	}
+	return true
+}
+
+func knowledgeFor(pass *analysis.Pass) (*signals.Knowledge, error) {
+	for _, f := range pass.Files {
+		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
+			s, err := config.ForDir(dirOf(name))
+			if err != nil {
+				return nil, err
+			}
+			return s.Knowledge, nil
+		}
+	}
+	return signals.Builtin()
+}
+
+func dirOf(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[:i]
+	}
+	return "."
+}
+
+var inProgress = &Summary{}
+
+// Of returns the summary of a function: computed for this package's
+// functions, imported as a fact for others, nil-safe empty otherwise.
+func (r *Result) Of(fn *types.Func) *Summary {
+	if fn == nil {
+		return &Summary{}
+	}
+	fn = fn.Origin()
+	if s, ok := r.summary[fn]; ok {
+		if s == inProgress {
+			return &Summary{}
+		}
+		return s
+	}
+	decl, local := r.decls[fn]
+	if !local {
+		s := new(Summary)
+		if fn.Pkg() != nil && fn.Pkg() != r.pass.Pkg {
+			if !r.pass.ImportObjectFact(fn, s) {
+				s = &Summary{}
+			}
+		}
+		r.summary[fn] = s
+		return s
+	}
+	r.summary[fn] = inProgress
+	scan := r.Scan(decl.Body)
+	s := scan.Summary(fn)
+	r.summary[fn] = s
+	return s
+}
+
+// Decl returns the declaration of a function of this package, or nil.
+func (r *Result) Decl(fn *types.Func) *ast.FuncDecl {
+	if fn == nil {
+		return nil
+	}
+	return r.decls[fn.Origin()]
+}
+
+// Event is one call of interest found by Scan, in source order.
+type Event struct {
+	Call    *ast.CallExpr
+	Effects []Effect // reached by this call
+	// Coordination names coordination taken by this call ("" for none).
+	Coordination string
+	Consume      bool
+}
+
+// Scanned is the ordered list of events in a piece of code.
+type Scanned struct {
+	Events []Event
+}
+
+// Effects returns every effect, in order.
+func (s *Scanned) Effects() []Effect {
+	var out []Effect
+	for _, e := range s.Events {
+		out = append(out, e.Effects...)
+	}
+	return out
+}
+
+// FirstCoordination returns the first coordination event that comes before
+// the first effect, or nil.
+func (s *Scanned) FirstCoordination() *Event {
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Coordination != "" {
+			return e
+		}
+		if len(e.Effects) > 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Consumes reports whether the code pulls work from a queue.
+func (s *Scanned) Consumes() bool {
+	for _, e := range s.Events {
+		if e.Consume {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary folds the events into a function summary.
+func (s *Scanned) Summary(fn *types.Func) *Summary {
+	sum := &Summary{Consumes: s.Consumes()}
+	if c := s.FirstCoordination(); c != nil {
+		sum.Coordination = c.Coordination
+		return sum // the effects are behind coordination: not the caller's problem
+	}
+	seen := map[string]bool{}
+	for _, e := range s.Effects() {
+		key := e.Kind + "\x00" + e.Resource + "\x00" + e.API
+		if seen[key] || len(sum.Effects) == maxEffects {
+			continue
+		}
+		seen[key] = true
+		if e.Via == "" && fn != nil {
+			e.Via = funcName(fn)
+		}
+		sum.Effects = append(sum.Effects, e)
+	}
+	return sum
+}
+
+// Scan lists the effects and coordination that node reaches, in source order.
+// Function literals handed to a coordinator (an election callback, the
+// elector's work function) are coordinated and left out.
+func (r *Result) Scan(node ast.Node) *Scanned {
+	out := new(Scanned)
+	if node == nil {
+		return out
+	}
+	skip := map[*ast.FuncLit]bool{}
+	ast.Inspect(node, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return !skip[n]
+		case *ast.CallExpr:
+			ev, coordinated := r.event(n)
+			for _, lit := range coordinated {
+				skip[lit] = true
+			}
+			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume {
+				out.Events = append(out.Events, ev)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// event classifies one call.
+func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit) {
+	ev.Call = call
+	fn, _ := typeutil.Callee(r.pass.TypesInfo, call).(*types.Func)
+	if fn == nil {
+		return ev, nil
+	}
+	if a := r.kb.Match(signals.Coordinators, fn); a != nil {
+		ev.Coordination = shortAPI(apiName(fn))
+		if i, ok := a.Arg("fn"); ok && i < len(call.Args) {
+			if lit, ok := ast.Unparen(call.Args[i]).(*ast.FuncLit); ok {
+				coordinated = append(coordinated, lit)
+			}
+		}
+		if a.Kind == "election" || a.Kind == "option" {
+			// Callbacks in a config literal (OnStartedLeading) are coordinated too.
+			ast.Inspect(call, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.FuncLit); ok {
+					coordinated = append(coordinated, lit)
+					return false
+				}
+				return true
+			})
+		}
+		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" && !r.hasTTL(call, a) {
+			ev.Coordination = "" // SET NX without a TTL coordinates nothing safely (LE3001)
+		}
+		return ev, coordinated
+	}
+	if a := r.kb.Match(signals.Effects, fn); a != nil {
+		r.classify(call, fn, a, &ev)
+		return ev, nil
+	}
+	if fn.Pkg() == nil {
+		return ev, nil
+	}
+	s := r.Of(fn)
+	ev.Consume = s.Consumes
+	ev.Coordination = s.Coordination
+	for _, e := range s.Effects {
+		if e.Via == "" {
+			e.Via = funcName(fn)
+		}
+		ev.Effects = append(ev.Effects, e)
+	}
+	return ev, nil
+}
+
+func (r *Result) hasTTL(call *ast.CallExpr, a *signals.API) bool {
+	i, ok := a.Arg("ttl")
+	if !ok || i >= len(call.Args) {
+		return false
+	}
+	if v := r.pass.TypesInfo.Types[call.Args[i]].Value; v != nil {
+		if n, ok := constant.Int64Val(v); ok && n <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Result) where(pos token.Pos) string {
+	p := r.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", baseName(p.Filename), p.Line)
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func funcName(fn *types.Func) string {
+	if r := signals.RecvName(fn); r != "" {
+		return fn.Pkg().Name() + ".(*" + r + ")." + fn.Name()
+	}
+	if fn.Pkg() == nil {
+		return fn.Name()
+	}
+	return fn.Pkg().Name() + "." + fn.Name()
+}
+
+func apiName(fn *types.Func) string {
+	if r := signals.RecvName(fn); r != "" {
+		return fn.Pkg().Path() + ".(" + r + ")." + fn.Name()
+	}
+	return fn.Pkg().Path() + "." + fn.Name()
+}
+
+// shortAPI turns "github.com/redis/go-redis/v9.(cmdable).Set" into
+// "redis.Set"-like text for messages.
+func shortAPI(api string) string {
+	pkg, rest, ok := strings.Cut(api, ".(")
+	if ok {
+		_, recvName, _ := strings.Cut(rest, ")")
+		return lastElem(pkg) + "." + strings.TrimPrefix(recvName, ".")
+	}
+	i := strings.LastIndex(api, ".")
+	if i < 0 {
+		return api
+	}
+	return lastElem(api[:i]) + api[i:]
+}
+
+func lastElem(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = parts[len(parts)-2]
+	}
+	return last
+}

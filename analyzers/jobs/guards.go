@@ -1,0 +1,284 @@
+package jobs
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// finish decides what guards the job's site, records wrapper facts, and
+// keeps the job.
+func (f *finder) finish(j *Job, stack []ast.Node) {
+	if j.Site == nil {
+		return
+	}
+	if d := f.dirs.At(f.pass.Fset, directive.PerReplica, j.Site.Pos()); d != nil {
+		j.PerReplica = "//gatesift:per-replica: " + d.Reason
+	}
+	if j.Func != nil {
+		if d := f.dirs.OnFunc(f.pass.Fset, directive.PerReplica, j.Func); d != nil && j.PerReplica == "" {
+			j.PerReplica = "//gatesift:per-replica on " + j.Func.Name.Name + ": " + d.Reason
+		}
+	}
+	if j.Coordination == "" {
+		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
+	}
+	j.Designation, j.DesignationNode = f.siteDesignation(stack, 0)
+	f.exportWrapper(j)
+	f.out.Jobs = append(f.out.Jobs, j)
+}
+
+// siteCoordination looks for coordination around the site: a coordinator
+// callback it sits in, a leader-only function, or a function that is only
+// ever started from coordinated code (followed up to two callers up).
+func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node) {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.CallExpr:
+			fn, _ := typeutil.Callee(f.pass.TypesInfo, n).(*types.Func)
+			if a := f.kb.Match(signals.Coordinators, fn); a != nil && (a.Kind == "election" || a.Kind == "lock" || a.Kind == "campaign") {
+				return shortName(fn), n
+			}
+		case *ast.BlockStmt:
+			// A lock or campaign earlier in an enclosing block dominates the site.
+			if i+1 < len(stack) {
+				if name, node := f.coordinationBefore(n, stack[i+1].Pos()); name != "" {
+					return name, node
+				}
+			}
+		case *ast.FuncDecl:
+			fn, _ := f.pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if fn == nil {
+				return "", nil
+			}
+			if by, ok := f.coordinatedFuncs[fn]; ok {
+				return "handed to a leader election callback", by
+			}
+			if d := f.dirs.OnFunc(f.pass.Fset, directive.LeaderOnly, n); d != nil {
+				return "//gatesift:leader-only on " + n.Name.Name, n.Name
+			}
+			if f.kb.Match(signals.LeaderOnly, fn) != nil {
+				return n.Name.Name + " is declared leader-only", n.Name
+			}
+			if depth < 2 {
+				return f.callersCoordination(fn, depth)
+			}
+			return "", nil
+		}
+	}
+	return "", nil
+}
+
+// callersCoordination: every in-package call of fn is coordinated.
+func (f *finder) callersCoordination(fn *types.Func, depth int) (string, ast.Node) {
+	var name string
+	var node ast.Node
+	calls := 0
+	f.insp.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if !push {
+			return true
+		}
+		call := n.(*ast.CallExpr)
+		if callee, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); callee != fn {
+			return true
+		}
+		calls++
+		c, cn := f.siteCoordination(stack, depth+1)
+		if c == "" {
+			name, node = "", nil
+			calls = -1 << 20 // one uncoordinated caller spoils it
+			return true
+		}
+		if calls > 0 {
+			name, node = c, cn
+		}
+		return true
+	})
+	if calls <= 0 {
+		return "", nil
+	}
+	return name, node
+}
+
+// coordinationBefore returns a coordinator call in the statements of block
+// before pos.
+func (f *finder) coordinationBefore(block *ast.BlockStmt, pos token.Pos) (string, ast.Node) {
+	for _, s := range block.List {
+		if s.Pos() >= pos {
+			break
+		}
+		var name string
+		var node ast.Node
+		ast.Inspect(s, func(n ast.Node) bool {
+			if _, ok := n.(*ast.FuncLit); ok || name != "" {
+				return false
+			}
+			if call, ok := n.(*ast.CallExpr); ok {
+				ev := f.eff.Scan(call)
+				if c := ev.FirstCoordination(); c != nil {
+					name, node = c.Coordination, c.Call
+				}
+			}
+			return name == ""
+		})
+		if name != "" {
+			return name, node
+		}
+	}
+	return "", nil
+}
+
+// designationWords: flags, env vars and config fields that pick the one
+// instance that runs singleton work.
+var designationWords = regexp.MustCompile(`(?i)(leader|scheduler|cron|primary|master|singleton|ordinal|run_?jobs|jobs_?enabled|worker_?enabled|enable_?(jobs|worker|cron|scheduler)|is_?main|main_?node)`)
+
+// siteDesignation finds an if that enables the site (or the function that
+// starts it, up to two callers up) on a static designation.
+func (f *finder) siteDesignation(stack []ast.Node, depth int) (string, ast.Node) {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.IfStmt:
+			if i+1 < len(stack) && stack[i+1] == n.Body || i+1 < len(stack) && stack[i+1] == n.Else {
+				if what := f.designation(n.Cond); what != "" {
+					return what, n.Cond
+				}
+			}
+		case *ast.BlockStmt:
+			// `if !cfg.SchedulerEnabled { return }` earlier in the block.
+			if i+1 < len(stack) {
+				for _, s := range n.List {
+					if s.Pos() >= stack[i+1].Pos() {
+						break
+					}
+					if ifs, ok := s.(*ast.IfStmt); ok && returnsEarly(ifs.Body) {
+						if what := f.designation(ifs.Cond); what != "" {
+							return what, ifs.Cond
+						}
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			fn, _ := f.pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if fn == nil || depth >= 2 {
+				return "", nil
+			}
+			var what string
+			var node ast.Node
+			f.insp.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(m ast.Node, push bool, st []ast.Node) bool {
+				if !push || what != "" {
+					return true
+				}
+				if callee, _ := typeutil.Callee(f.pass.TypesInfo, m.(*ast.CallExpr)).(*types.Func); callee == fn {
+					what, node = f.siteDesignation(st, depth+1)
+				}
+				return true
+			})
+			return what, node
+		}
+	}
+	return "", nil
+}
+
+// designation describes a condition that designates one instance
+// statically, or returns "".
+func (f *finder) designation(cond ast.Expr) string {
+	var what string
+	ast.Inspect(cond, func(n ast.Node) bool {
+		if what != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fn, _ := typeutil.Callee(f.pass.TypesInfo, n).(*types.Func)
+			if a := f.kb.Match(signals.Designations, fn); a != nil {
+				what = shortName(fn)
+				if i, ok := a.Arg("key"); ok && i < len(n.Args) {
+					if s := f.durationText(n.Args[i]); s != "" {
+						what += "(" + s[len("on "):] + ")"
+					}
+				}
+				return false
+			}
+			if fn != nil && designationWords.MatchString(fn.Name()) && returnsBool(fn) {
+				what = "config " + fn.Name() + "()"
+				return false
+			}
+		case *ast.Ident:
+			obj := f.pass.TypesInfo.ObjectOf(n)
+			v, ok := obj.(*types.Var)
+			if !ok || !designationWords.MatchString(n.Name) {
+				return true
+			}
+			if types.Identical(v.Type().Underlying(), types.Typ[types.Bool]) || isBoolPointer(v.Type()) {
+				what = "the setting " + n.Name
+			} else if hostnameVar(n.Name) {
+				what = "the instance name " + n.Name
+			}
+		}
+		return true
+	})
+	return what
+}
+
+func hostnameVar(name string) bool {
+	return regexp.MustCompile(`(?i)host|pod|ordinal`).MatchString(name)
+}
+
+func returnsBool(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	return ok && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type().Underlying(), types.Typ[types.Bool])
+}
+
+func isBoolPointer(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	return ok && types.Identical(p.Elem().Underlying(), types.Typ[types.Bool])
+}
+
+// exportWrapper: when the work calls a function parameter of the function
+// that schedules it, that function is a scheduling helper.
+func (f *finder) exportWrapper(j *Job) {
+	if j.Func == nil || j.Work == nil {
+		return
+	}
+	fn, _ := f.pass.TypesInfo.Defs[j.Func.Name].(*types.Func)
+	if fn == nil {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	params := map[types.Object]int{}
+	period := -1
+	for i := 0; i < sig.Params().Len(); i++ {
+		p := sig.Params().At(i)
+		if _, ok := p.Type().Underlying().(*types.Signature); ok {
+			params[p] = i
+		}
+		if named, ok := p.Type().(*types.Named); ok && named.Obj().Pkg() != nil &&
+			named.Obj().Pkg().Path() == "time" && named.Obj().Name() == "Duration" {
+			period = i
+		}
+	}
+	if len(params) == 0 {
+		return
+	}
+	ast.Inspect(j.Work, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if i, ok := params[f.pass.TypesInfo.Uses[id]]; ok {
+			f.pass.ExportObjectFact(fn, &SchedulesParam{Param: i, Period: period, Kind: j.SiteName})
+			return false
+		}
+		return true
+	})
+}

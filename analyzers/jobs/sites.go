@@ -1,0 +1,328 @@
+package jobs
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// call handles a call that may be a scheduler site.
+func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
+	fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+	if fn == nil {
+		return
+	}
+	arg := func(i int, ok bool) ast.Expr {
+		if ok && i < len(call.Args) {
+			return call.Args[i]
+		}
+		return nil
+	}
+	if a := f.kb.Match(signals.Schedulers, fn); a != nil {
+		name := shortName(fn)
+		period := f.durationText(arg(a.Arg("period")))
+		if period == "" {
+			period = f.durationText(arg(a.Arg("spec")))
+		}
+		switch a.Kind {
+		case "ticker", "tick", "timer":
+			if work := arg(a.Arg("fn")); work != nil { // AfterFunc
+				if f.rearmed(work) {
+					f.addFuncJob(call, name, period, work, stack)
+				}
+				return
+			}
+			for _, loop := range f.receivingLoops(call, stack, a.Kind == "timer") {
+				f.addLoopJob(call, name, period, loop, stack)
+			}
+		case "cron", "loop":
+			if f.distributedPkgs[a.Pkg] {
+				return // every job of this scheduler goes through the distributed elector/locker
+			}
+			if work := arg(a.Arg("fn")); work != nil {
+				f.addFuncJob(call, name, period, work, stack)
+			} else if job := arg(a.Arg("job")); job != nil {
+				f.addMethodJob(call, name, period, job, "Run", stack)
+			} else if task := arg(a.Arg("task")); task != nil {
+				if tc, ok := ast.Unparen(task).(*ast.CallExpr); ok {
+					tfn, _ := typeutil.Callee(f.pass.TypesInfo, tc).(*types.Func)
+					if ta := f.kb.Match(signals.Schedulers, tfn); ta != nil && ta.Kind == "task" {
+						if i, ok := ta.Arg("fn"); ok && i < len(tc.Args) {
+							f.addFuncJob(call, name, period, tc.Args[i], stack)
+						}
+					}
+				}
+			}
+		case "enqueue":
+			j := f.newJob(call, name, period, stack)
+			j.WorkName = "enqueue of the registered task"
+			j.Effects = append(j.Effects, enqueueEffect(fn, f.pass.Fset.Position(call.Pos())))
+			j.EffectCalls = append(j.EffectCalls, call)
+			f.finish(j, stack)
+		}
+		return
+	}
+	var sp SchedulesParam
+	if fn.Pkg() != f.pass.Pkg && f.pass.ImportObjectFact(fn.Origin(), &sp) {
+		if sp.Param < len(call.Args) {
+			period := ""
+			if sp.Period >= 0 && sp.Period < len(call.Args) {
+				period = f.durationText(call.Args[sp.Period])
+			}
+			f.addFuncJob(call, shortName(fn), period, call.Args[sp.Param], stack)
+		}
+	}
+}
+
+// sleepLoop handles `for { ...; time.Sleep(d) }` and `for { select { case
+// <-time.After(d): } }`: the for keyword is the site.
+func (f *finder) sleepLoop(loop *ast.ForStmt, stack []ast.Node) {
+	if loop.Cond != nil && !stopCondition(loop.Cond) || f.seenLoops[loop] {
+		return
+	}
+	var pacer *ast.CallExpr
+	var pacerName, period string
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		if pacer != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			return false // a nested loop or closure paces itself
+		case *ast.IfStmt:
+			return false // a sleep under an if is a backoff, not the loop's pace
+		case *ast.CallExpr:
+			fn, _ := typeutil.Callee(f.pass.TypesInfo, n).(*types.Func)
+			if a := f.kb.Match(signals.Schedulers, fn); a != nil && (a.Kind == "sleep" || a.Kind == "after") {
+				pacer, pacerName = n, shortName(fn)
+				if i, ok := a.Arg("period"); ok && i < len(n.Args) {
+					period = f.durationText(n.Args[i])
+				}
+			}
+		}
+		return true
+	})
+	if pacer == nil || retryLoop(loop) {
+		return
+	}
+	f.seenLoops[loop] = true
+	j := f.newJob(forKeyword{loop}, "for loop paced by "+pacerName, period, stack)
+	j.Work, j.WorkName = loop.Body, "loop body"
+	f.scanWork(j, loop.Body)
+	f.finish(j, stack)
+}
+
+// forKeyword spans the for keyword only, where LE1001 reports a bare loop.
+type forKeyword struct{ loop *ast.ForStmt }
+
+func (k forKeyword) Pos() token.Pos { return k.loop.For }
+func (k forKeyword) End() token.Pos { return k.loop.For + token.Pos(len("for")) }
+
+// stopCondition accepts loop conditions that only wait for shutdown
+// (for ctx.Err() == nil, for !stopped, for running).
+func stopCondition(cond ast.Expr) bool {
+	text := strings.ToLower(exprText(cond))
+	for _, w := range []string{"ctx", "err()", "stop", "done", "quit", "closed", "shutdown", "running", "exit", "cancel", "alive"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryLoop: a loop that ends when an attempt succeeds (`if err == nil {
+// return }`) retries one thing; it is not periodic work.
+func retryLoop(loop *ast.ForStmt) bool {
+	retry := false
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			if be, ok := n.Cond.(*ast.BinaryExpr); ok && be.Op == token.EQL {
+				if id, ok := be.Y.(*ast.Ident); ok && id.Name == "nil" {
+					for _, s := range n.Body.List {
+						switch s := s.(type) {
+						case *ast.ReturnStmt:
+							retry = true
+						case *ast.BranchStmt:
+							if s.Tok == token.BREAK && s.Label == nil {
+								retry = true
+							}
+						}
+					}
+				}
+			}
+		}
+		return !retry
+	})
+	return retry
+}
+
+// receivingLoops finds the loops that receive from the channel a ticker or
+// timer call creates: `for range time.Tick(d)`, `for range t.C`, or a loop
+// with `<-t.C` in a select case or statement. Timers count only when re-armed
+// with Reset.
+func (f *finder) receivingLoops(call *ast.CallExpr, stack []ast.Node, needReset bool) []ast.Node {
+	parent := stack[len(stack)-2]
+	if rs, ok := parent.(*ast.RangeStmt); ok && rs.X == call {
+		return []ast.Node{rs}
+	}
+	var obj types.Object
+	switch p := parent.(type) {
+	case *ast.AssignStmt:
+		for i, rhs := range p.Rhs {
+			if rhs == call && i < len(p.Lhs) {
+				obj = f.objOf(p.Lhs[i])
+			}
+		}
+	case *ast.ValueSpec:
+		for i, v := range p.Values {
+			if v == call && i < len(p.Names) {
+				obj = f.pass.TypesInfo.Defs[p.Names[i]]
+			}
+		}
+	case *ast.KeyValueExpr:
+		if id, ok := p.Key.(*ast.Ident); ok {
+			obj = f.pass.TypesInfo.ObjectOf(id)
+		}
+	}
+	if obj == nil {
+		return nil
+	}
+	// A local variable is received from in its function; a field anywhere in
+	// the package.
+	scope := ast.Node(enclosingFunc(stack))
+	if v, ok := obj.(*types.Var); ok && v.IsField() || scope == nil {
+		scope = nil
+	}
+	var loops []ast.Node
+	reset := !needReset
+	visit := func(root ast.Node) {
+		var loopStack []ast.Node
+		ast.Inspect(root, func(n ast.Node) bool {
+			if n == nil {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				if rs, ok := n.(*ast.RangeStmt); ok && f.refersTo(rs.X, obj) {
+					loops = appendNode(loops, rs)
+				}
+				loopStack = append(loopStack, n)
+			case *ast.UnaryExpr:
+				if n.Op == token.ARROW && f.refersTo(n.X, obj) && len(loopStack) > 0 {
+					loops = appendNode(loops, innermostLoop(loopStack, n))
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reset" && f.refersTo(sel.X, obj) {
+					reset = true
+				}
+			}
+			return true
+		})
+	}
+	if scope != nil {
+		visit(scope)
+	} else {
+		for file := range f.files {
+			visit(file)
+		}
+	}
+	if !reset {
+		return nil
+	}
+	return loops
+}
+
+// innermostLoop returns the last loop on the stack that contains n.
+func innermostLoop(loops []ast.Node, n ast.Node) ast.Node {
+	for i := len(loops) - 1; i >= 0; i-- {
+		if loops[i].Pos() <= n.Pos() && n.End() <= loops[i].End() {
+			return loops[i]
+		}
+	}
+	return loops[0]
+}
+
+func appendNode(list []ast.Node, n ast.Node) []ast.Node {
+	for _, x := range list {
+		if x == n {
+			return list
+		}
+	}
+	return append(list, n)
+}
+
+func (f *finder) objOf(e ast.Expr) types.Object {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return f.pass.TypesInfo.ObjectOf(e)
+	case *ast.SelectorExpr:
+		return f.pass.TypesInfo.ObjectOf(e.Sel)
+	}
+	return nil
+}
+
+// refersTo: e is obj, obj.C, or x.obj.C for a field.
+func (f *finder) refersTo(e ast.Expr, obj types.Object) bool {
+	e = ast.Unparen(e)
+	if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "C" {
+		if f.objOf(sel.X) == obj {
+			return true
+		}
+	}
+	return f.objOf(e) == obj
+}
+
+// rearmed: an AfterFunc callback that resets its timer or schedules itself
+// again runs periodically.
+func (f *finder) rearmed(work ast.Expr) bool {
+	body := f.bodyOf(work)
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reset" {
+				found = true
+			}
+			if fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); fn != nil && fn.Pkg() != nil &&
+				fn.Pkg().Path() == "time" && fn.Name() == "AfterFunc" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func shortName(fn *types.Func) string {
+	if r := signals.RecvName(fn); r != "" {
+		return fn.Pkg().Name() + "." + r + "." + fn.Name()
+	}
+	if fn.Pkg() == nil {
+		return fn.Name()
+	}
+	return fn.Pkg().Name() + "." + fn.Name()
+}
+
+func exprText(e ast.Expr) string {
+	var b strings.Builder
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			b.WriteString(n.Name + " ")
+		case *ast.CallExpr:
+			defer b.WriteString("() ")
+		}
+		return true
+	})
+	return b.String()
+}

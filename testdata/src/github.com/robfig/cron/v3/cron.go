@@ -1,0 +1,21 @@
+// Package cron is a stub of github.com/robfig/cron/v3 for analysistest: the
+// real signatures, trivial bodies.
+package cron
+
+type EntryID int
+
+type Job interface{ Run() }
+
+type Schedule interface{}
+
+type Cron struct{}
+
+type Option func(*Cron)
+
+func New(opts ...Option) *Cron { return &Cron{} }
+
+func (c *Cron) AddFunc(spec string, cmd func()) (EntryID, error) { return 0, nil }
+func (c *Cron) AddJob(spec string, cmd Job) (EntryID, error)     { return 0, nil }
+func (c *Cron) Schedule(schedule Schedule, cmd Job) EntryID      { return 0 }
+func (c *Cron) Start()                                           {}
+func (c *Cron) Stop()                                            {}
