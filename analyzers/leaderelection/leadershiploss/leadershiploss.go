@@ -1,0 +1,635 @@
+package leadershiploss
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// Analyzer reports LE4001.
+var Analyzer = rule.New(rule.Spec{
+	ID:        "LE4001",
+	Run:       run,
+	FactTypes: []analysis.Fact{new(Forwards)},
+})
+
+const schedulers = signals.Schedulers
+
+// Forwards is the fact exported on a function that forwards one of its
+// parameters to a leader election as the OnStartedLeading callback: it is
+// called with the leader context when this replica wins. Call sites in any
+// package are then checked as if the argument were written in the
+// callbacks literal.
+type Forwards struct {
+	Start int // index of the parameter that becomes OnStartedLeading
+	Stop  int // index of the parameter called when leadership is lost, or -1
+	// StopsWork: the wrapper's own loss handling stops the process (exits,
+	// cancels, or calls something unknown), whatever the call site passes.
+	StopsWork bool
+	// Via names the election API reached, for messages.
+	Via string
+}
+
+// AFact marks Forwards as a fact.
+func (*Forwards) AFact() {}
+
+func (f *Forwards) String() string {
+	return fmt.Sprintf("forwards param %d as OnStartedLeading (stop %d, stops work %v) to %s", f.Start, f.Stop, f.StopsWork, f.Via)
+}
+
+type checker struct {
+	p    *rule.Pass
+	info *types.Info
+
+	decls   map[*types.Func]*ast.FuncDecl
+	enclose map[ast.Node]*ast.FuncDecl // site node -> enclosing declaration
+	// fieldParam: a struct field that stores a parameter of a function
+	// (config{startWork: startWork}), for wrappers that keep the callback in
+	// a struct and call it from the real callbacks literal.
+	fieldParam map[*types.Var]paramRef
+	local      map[*types.Func]*Forwards
+	checked    map[ast.Node]bool
+}
+
+type paramRef struct {
+	fn  *types.Func
+	idx int
+}
+
+// site is one place a leader callback is configured.
+type site struct {
+	fd       *ast.FuncDecl // enclosing declaration (may be nil)
+	start    ast.Expr      // the OnStartedLeading value
+	stop     ast.Expr      // the OnStoppedLeading value, nil when absent
+	stopKey  ast.Node      // where the stop callback (or its absence) is
+	stopsAny bool          // a wrapper's own loss handling stops the work
+	via      string        // the election API
+	node     ast.Node      // the literal or the wrapper call
+}
+
+func run(p *rule.Pass) error {
+	c := &checker{
+		p: p, info: p.TypesInfo,
+		decls:      map[*types.Func]*ast.FuncDecl{},
+		enclose:    map[ast.Node]*ast.FuncDecl{},
+		fieldParam: map[*types.Var]paramRef{},
+		local:      map[*types.Func]*Forwards{},
+		checked:    map[ast.Node]bool{},
+	}
+	if !p.ImportsKnown() && !c.importsForwarder() {
+		return nil
+	}
+	files := p.Pass.Files // facts must be exported for every file
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					c.decls[fn] = fd
+				}
+			}
+		}
+	}
+	c.indexFields(files)
+
+	// Wrappers: iterate to a fixpoint so wrappers of wrappers in the same
+	// package are found whatever their order.
+	for range 4 {
+		if !c.deriveForwards(c.sites(files)) {
+			break
+		}
+	}
+	for fn, f := range c.local {
+		if fn.Pkg() == p.Pkg {
+			p.ExportObjectFact(fn, f)
+		}
+	}
+
+	reportFiles := p.Files()
+	for _, s := range c.sites(reportFiles) {
+		c.checkSite(s)
+	}
+	c.checkLocks(reportFiles)
+	return nil
+}
+
+func (c *checker) importsForwarder() bool {
+	for _, f := range c.p.AllObjectFacts() {
+		if _, ok := f.Fact.(*Forwards); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) callee(call *ast.CallExpr) *types.Func {
+	return leadership.Callee(c.info, call)
+}
+
+// forwards returns the Forwards of fn, from this package or a fact.
+func (c *checker) forwards(fn *types.Func) *Forwards {
+	if fn == nil {
+		return nil
+	}
+	fn = fn.Origin()
+	if f, ok := c.local[fn]; ok {
+		return f
+	}
+	if fn.Pkg() == c.p.Pkg {
+		return nil
+	}
+	f := new(Forwards)
+	if c.p.ImportObjectFact(fn, f) {
+		return f
+	}
+	return nil
+}
+
+func (c *checker) indexFields(files []*ast.File) {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			fn, _ := c.info.Defs[fd.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			record := func(field *types.Var, val ast.Expr) {
+				if idx := c.paramIndex(fd, val); idx >= 0 && field != nil && field.IsField() {
+					c.fieldParam[field] = paramRef{fn, idx}
+				}
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.KeyValueExpr:
+					if id, ok := n.Key.(*ast.Ident); ok {
+						v, _ := c.info.Uses[id].(*types.Var)
+						record(v, n.Value)
+					}
+				case *ast.AssignStmt:
+					if len(n.Lhs) == len(n.Rhs) {
+						for i, l := range n.Lhs {
+							if sel, ok := l.(*ast.SelectorExpr); ok {
+								v, _ := c.info.Uses[sel.Sel].(*types.Var)
+								record(v, n.Rhs[i])
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// paramIndex returns the index of the parameter of fd that e names, or -1.
+func (c *checker) paramIndex(fd *ast.FuncDecl, e ast.Expr) int {
+	if fd == nil {
+		return -1
+	}
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return -1
+	}
+	v, _ := c.info.Uses[id].(*types.Var)
+	if v == nil {
+		return -1
+	}
+	i := 0
+	for _, f := range fd.Type.Params.List {
+		if len(f.Names) == 0 {
+			i++
+			continue
+		}
+		for _, n := range f.Names {
+			if c.info.Defs[n] == v {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
+}
+
+// forwarded resolves e to a parameter of some function: directly (a
+// parameter of the enclosing declaration) or through a struct field that
+// stores one.
+func (c *checker) forwarded(fd *ast.FuncDecl, e ast.Expr) (paramRef, bool) {
+	e = ast.Unparen(e)
+	if idx := c.paramIndex(fd, e); idx >= 0 {
+		fn, _ := c.info.Defs[fd.Name].(*types.Func)
+		if fn != nil {
+			return paramRef{fn, idx}, true
+		}
+	}
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		if v, ok := c.info.Uses[sel.Sel].(*types.Var); ok {
+			if r, ok := c.fieldParam[v]; ok {
+				return r, true
+			}
+		}
+	}
+	return paramRef{}, false
+}
+
+// sites finds every configured leader callback in files: the callbacks
+// literals of the knowledge base, and calls of forwarding wrappers.
+func (c *checker) sites(files []*ast.File) []*site {
+	var out []*site
+	for _, f := range files {
+		var stack []*ast.FuncDecl
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				return false
+			}
+			if fd, ok := n.(*ast.FuncDecl); ok {
+				stack = append(stack[:0], fd)
+			}
+			var fd *ast.FuncDecl
+			if len(stack) > 0 && stack[0].Pos() <= n.Pos() && n.End() <= stack[0].End() {
+				fd = stack[0]
+			}
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if s := c.literalSite(n); s != nil {
+					s.fd = fd
+					out = append(out, s)
+				}
+			case *ast.CallExpr:
+				if fw := c.forwards(c.callee(n)); fw != nil && fw.Start < len(n.Args) {
+					s := &site{fd: fd, start: n.Args[fw.Start], node: n, stopsAny: fw.StopsWork, via: fw.Via, stopKey: n}
+					if fw.Stop >= 0 && fw.Stop < len(n.Args) {
+						s.stop = n.Args[fw.Stop]
+						s.stopKey = n.Args[fw.Stop]
+					}
+					if fw.Stop < 0 {
+						// the wrapper takes no stop callback: its own handling decides
+						s.stop = nil
+					}
+					out = append(out, s)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func (c *checker) literalSite(lit *ast.CompositeLit) *site {
+	t := c.info.TypeOf(lit)
+	var s *site
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		if a := leadership.FieldOf(c.p.KB, t, key.Name, "start-callback"); a != nil {
+			if s == nil {
+				s = &site{node: lit, stopKey: lit}
+			}
+			s.start = kv.Value
+			s.via = a.Pkg + "." + a.Recv
+		} else if a := leadership.FieldOf(c.p.KB, t, key.Name, "stop-callback"); a != nil {
+			if s == nil {
+				s = &site{node: lit, stopKey: lit}
+			}
+			s.stop = kv.Value
+			s.stopKey = kv
+		}
+	}
+	if s == nil || s.start == nil {
+		return nil
+	}
+	return s
+}
+
+// deriveForwards records Forwards for the functions whose parameters reach
+// a site's callbacks. It reports whether anything changed.
+func (c *checker) deriveForwards(sites []*site) bool {
+	changed := false
+	for _, s := range sites {
+		start, ok := c.forwarded(s.fd, s.start)
+		if !ok {
+			if lit, isLit := ast.Unparen(s.start).(*ast.FuncLit); isLit {
+				start, ok = c.forwardedCall(s.fd, lit, true)
+			}
+		}
+		if !ok {
+			continue
+		}
+		f := &Forwards{Start: start.idx, Stop: -1, Via: s.via}
+		if s.stop != nil {
+			if r, ok := c.forwarded(s.fd, s.stop); ok && r.fn == start.fn {
+				f.Stop = r.idx
+			} else if lit, isLit := ast.Unparen(s.stop).(*ast.FuncLit); isLit {
+				if r, ok := c.forwardedCall(s.fd, lit, false); ok && r.fn == start.fn {
+					f.Stop = r.idx
+				}
+			}
+		}
+		stops, _ := c.stopsWork(s.fd, s.stop, true)
+		f.StopsWork = s.stopsAny || stops
+		old := c.local[start.fn]
+		if old == nil || *old != *f {
+			c.local[start.fn] = f
+			changed = true
+		}
+	}
+	return changed
+}
+
+// forwardedCall finds, in a callback literal, a call of a forwarded
+// parameter (directly or through a field). With withCtx, the call must pass
+// the literal's own context parameter (or one derived from it): a wrapper
+// that hands the user's callback another context is not a forwarder.
+func (c *checker) forwardedCall(fd *ast.FuncDecl, lit *ast.FuncLit, withCtx bool) (paramRef, bool) {
+	var r paramRef
+	found := false
+	var cb *callback
+	if withCtx {
+		cb = newCallback(c, lit, lit.Type, lit.Body)
+		if cb.leader == nil {
+			return r, false
+		}
+	}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			if ref, ok := c.forwarded(fd, call.Fun); ok {
+				if !withCtx {
+					r, found = ref, true
+					return false
+				}
+				for _, a := range call.Args {
+					if isContext(c.info.TypeOf(a)) && cb.classify(a).class == bound {
+						r, found = ref, true
+						return false
+					}
+				}
+			}
+		}
+		return true
+	})
+	return r, found
+}
+
+// stopsWork reports whether a stop callback stops the work: it exits the
+// process, panics, closes or cancels something, or calls anything the
+// analysis does not know to be only logging or bookkeeping. A nil or absent
+// callback, or one that only logs, does not. With wrapper set, calls of
+// forwarded parameters are left to the call sites.
+func (c *checker) stopsWork(fd *ast.FuncDecl, stop ast.Expr, wrapper bool) (bool, string) {
+	if stop == nil {
+		return false, "no OnStoppedLeading callback"
+	}
+	stop = ast.Unparen(stop)
+	if id, ok := stop.(*ast.Ident); ok && c.info.Uses[id] == types.Universe.Lookup("nil") {
+		return false, "OnStoppedLeading is nil"
+	}
+	var body *ast.BlockStmt
+	switch s := stop.(type) {
+	case *ast.FuncLit:
+		body = s.Body
+	default:
+		if fn, ok := c.funcOf(s); ok {
+			if d := c.decls[fn]; d != nil && d.Body != nil {
+				body = d.Body
+			}
+		}
+	}
+	if body == nil {
+		return true, "" // an unknown function: it may stop the work
+	}
+	stops := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if stops {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if wrapper {
+			if _, ok := c.forwarded(fd, call.Fun); ok {
+				return true
+			}
+		}
+		if tv, ok := c.info.Types[call.Fun]; ok && tv.IsType() {
+			return true // a conversion
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+			if b, ok := c.info.Uses[id].(*types.Builtin); ok {
+				switch b.Name() {
+				case "panic", "close":
+					stops = true
+				}
+				return true
+			}
+		}
+		fn := c.callee(call)
+		if fn == nil || fn.Pkg() == nil {
+			stops = true // a function value: may cancel
+			return true
+		}
+		if logging(fn.Pkg().Path()) || isLoggerMethod(fn) {
+			for _, p := range []string{"Fatal", "Panic", "DPanic", "Exit", "FlushAndExit"} {
+				if strings.HasPrefix(fn.Name(), p) {
+					stops = true
+				}
+			}
+			// the arguments are what is logged; a logger chain's receiver
+			// (log.V(2).Info) is logging too
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+				ast.Inspect(sel.X, func(m ast.Node) bool {
+					if inner, ok := m.(*ast.CallExpr); ok {
+						if f := c.callee(inner); f == nil || f.Pkg() == nil || !(logging(f.Pkg().Path()) || isLoggerMethod(f)) {
+							if !c.isLoggerValue(inner) {
+								stops = true
+							}
+						}
+					}
+					return true
+				})
+			}
+			return false
+		}
+		if bookkeeping(fn.Pkg().Path()) {
+			return false
+		}
+		stops = true
+		return true
+	})
+	if stops {
+		return true, ""
+	}
+	return false, "OnStoppedLeading only logs"
+}
+
+// logging packages: their calls do not stop anything, except the Fatal,
+// Panic and Exit families.
+func logging(path string) bool {
+	switch path {
+	case "log", "log/slog", "fmt", "k8s.io/klog", "k8s.io/klog/v2", "github.com/go-logr/logr",
+		"go.uber.org/zap", "github.com/sirupsen/logrus", "github.com/rs/zerolog", "github.com/rs/zerolog/log",
+		"github.com/hashicorp/go-hclog", "github.com/golang/glog":
+		return true
+	}
+	return false
+}
+
+// bookkeeping packages: flags and metrics that do not stop the work.
+func bookkeeping(path string) bool {
+	return path == "sync/atomic" || strings.HasPrefix(path, "github.com/prometheus/") ||
+		path == "time" || path == "strings" || path == "errors"
+}
+
+// isLoggerValue reports whether a call returns a logger (setup.Logger.WithName).
+func (c *checker) isLoggerValue(call *ast.CallExpr) bool {
+	n := leadership.NamedOf(c.info.TypeOf(call))
+	return n != nil && n.Obj().Pkg() != nil && logging(n.Obj().Pkg().Path())
+}
+
+func (c *checker) funcOf(e ast.Expr) (*types.Func, bool) {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	default:
+		return nil, false
+	}
+	fn, ok := c.info.Uses[id].(*types.Func)
+	return fn, ok
+}
+
+// checkSite checks the start callback of a site against its stop callback.
+func (c *checker) checkSite(s *site) {
+	var cb *callback
+	switch st := ast.Unparen(s.start).(type) {
+	case *ast.FuncLit:
+		if c.checked[st] {
+			return
+		}
+		c.checked[st] = true
+		cb = newCallback(c, st, st.Type, st.Body)
+	default:
+		fn, ok := c.funcOf(st)
+		if !ok {
+			return
+		}
+		d := c.decls[fn]
+		if d == nil || d.Body == nil || c.checked[d] {
+			return
+		}
+		c.checked[d] = true
+		cb = newCallback(c, d, d.Type, d.Body)
+	}
+	if s.fd != nil {
+		cb.outerName = s.fd.Name.Name
+	}
+	stops, why := c.stopsWork(s.fd, s.stop, false)
+	if stops || s.stopsAny {
+		return // losing the lease stops the process or the work anyway
+	}
+	var related []analysis.RelatedInformation
+	if cb.leader != nil {
+		related = append(related, rule.Related(c.leaderIdent(cb), "the leader context, cancelled when this replica loses the lease"))
+	}
+	if s.stop != nil {
+		related = append(related, rule.Related(s.stopKey, "%s: nothing stops the work when the lease is lost", why))
+	} else {
+		related = append(related, rule.Related(s.stopKey, "%s: nothing stops the work when the lease is lost", why))
+	}
+	type finding struct {
+		call *ast.CallExpr
+		arg  verdict
+	}
+	var found []finding
+	var walk func(n ast.Node, inGo bool)
+	walk = func(root ast.Node, _ bool) {
+		ast.Inspect(root, func(n ast.Node) bool {
+			var call *ast.CallExpr
+			inGo := false
+			switch n := n.(type) {
+			case *ast.GoStmt:
+				call, inGo = n.Call, true
+			case *ast.CallExpr:
+				call = n
+			default:
+				return true
+			}
+			if cb.reported[call.Pos()] {
+				return true
+			}
+			if !c.isWork(call, inGo) {
+				return true
+			}
+			for _, a := range call.Args {
+				t := c.info.TypeOf(a)
+				if !isContext(t) && !isStopChan(t) {
+					continue
+				}
+				if v := cb.classify(a); v.class == wrong {
+					cb.reported[call.Pos()] = true
+					found = append(found, finding{call, v})
+					break
+				}
+			}
+			return true
+		})
+	}
+	walk(cb.body, false)
+	sort.Slice(found, func(i, j int) bool { return found[i].call.Pos() < found[j].call.Pos() })
+	leaderName := "its ctx parameter"
+	if cb.leader != nil {
+		leaderName = cb.leader.Name()
+	}
+	for _, f := range found {
+		c.p.Reportf(f.call, related,
+			"leader callback starts %s with %s, not the leader context %s: when this replica loses the lease the work keeps running beside the new leader, so on N replicas two leaders act at once; pass the callback's %s (or a context derived from it), or use the elector package whose work context ends with the lease",
+			calleeName(f.call), f.arg.why, leaderName, leaderName)
+	}
+}
+
+func (c *checker) leaderIdent(cb *callback) ast.Node {
+	for id, obj := range c.info.Defs {
+		if obj == cb.leader {
+			return id
+		}
+	}
+	return cb.scope
+}
+
+func calleeName(call *ast.CallExpr) string {
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		if x, ok := f.X.(*ast.Ident); ok {
+			return x.Name + "." + f.Sel.Name
+		}
+		return f.Sel.Name
+	case *ast.FuncLit:
+		return "a goroutine"
+	}
+	return "work"
+}
+
+var _ = token.NoPos

@@ -1,0 +1,18 @@
+package leadershiploss_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/leadershiploss"
+)
+
+func TestLeadershipLoss(t *testing.T) {
+	dir, err := filepath.Abs("../../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001", "le4001/election", "le4001/controllers")
+}

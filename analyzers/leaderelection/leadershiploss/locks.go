@@ -1,0 +1,324 @@
+package leadershiploss
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+)
+
+// checkLocks looks, function by function, for leadership that is taken but
+// not watched: a discarded lost-lock channel or acquire result, a renewal
+// whose failure is only logged, an etcd campaign whose session is never
+// observed, and a leadership check made once before a long loop.
+func (c *checker) checkLocks(files []*ast.File) {
+	used := map[types.Object]bool{}
+	for _, obj := range c.info.Uses {
+		used[obj] = true
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			var body *ast.BlockStmt
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				body = n.Body
+			case *ast.FuncLit:
+				body = n.Body
+			}
+			if body != nil {
+				c.checkBody(body, used)
+			}
+			return true
+		})
+	}
+}
+
+// checkBody checks the statements of one function body, not descending into
+// nested function literals (they are bodies of their own).
+func (c *checker) checkBody(body *ast.BlockStmt, used map[types.Object]bool) {
+	inspect(body, func(n ast.Node, loops int) {
+		switch n := n.(type) {
+		case *ast.ExprStmt:
+			if call, ok := ast.Unparen(n.X).(*ast.CallExpr); ok {
+				c.discarded(body, n, call, nil, used)
+				c.renewal(call, nil, nil)
+			}
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+					c.discarded(body, n, call, n.Lhs, used)
+				}
+			}
+		case *ast.IfStmt:
+			c.renewalIf(body, n)
+			if loops == 0 {
+				c.checkOnce(body, n)
+			}
+		case *ast.CallExpr:
+			if fn := c.callee(n); fn != nil && leadership.Kind(c.p.KB, fn, "campaign") != nil {
+				c.campaign(body, n)
+			}
+		}
+	})
+}
+
+// inspect walks n without entering function literals, telling the visitor
+// how many loops enclose each node.
+func inspect(root ast.Node, visit func(n ast.Node, loops int)) {
+	var walk func(n ast.Node, loops int)
+	walk = func(n ast.Node, loops int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == nil {
+				return false
+			}
+			if m == n {
+				visit(m, loops)
+				return true
+			}
+			switch m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				walk(m, loops+1)
+				return false
+			}
+			visit(m, loops)
+			return true
+		})
+	}
+	walk(root, 0)
+}
+
+// discardedResult reports whether the results of call at the positions in
+// idx are thrown away: an expression statement, _, or a variable never read.
+func discardedResult(lhs []ast.Expr, idx int, info *types.Info, used map[types.Object]bool) bool {
+	if lhs == nil {
+		return true
+	}
+	if idx >= len(lhs) {
+		return false
+	}
+	id, ok := lhs[idx].(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if id.Name == "_" {
+		return true
+	}
+	obj := info.Defs[id]
+	return obj != nil && !used[obj]
+}
+
+func (c *checker) discarded(body *ast.BlockStmt, stmt ast.Stmt, call *ast.CallExpr, lhs []ast.Expr, used map[types.Object]bool) {
+	fn := c.callee(call)
+	if fn == nil {
+		return
+	}
+	work := c.workAfter(body, stmt)
+	if work == nil {
+		return
+	}
+	if a := leadership.Kind(c.p.KB, fn, "lost-channel"); a != nil {
+		idx, _ := a.Arg("lost")
+		if discardedResult(lhs, idx, c.info, used) {
+			c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(work, "the work that keeps running after the lock is lost")},
+				"the lost-leadership channel returned by %s is discarded: when the session is invalidated (TTL expiry, network partition) this replica keeps working while another acquires the lock, so on N replicas two leaders act at once; keep the channel and stop the work when it closes (select on it, or cancel a context), or use the elector package",
+				apiName(fn))
+		}
+		return
+	}
+	if leadership.Kind(c.p.KB, fn, "acquire-result") == nil {
+		return
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Results().Len() == 0 {
+		return
+	}
+	for i := 0; i < sig.Results().Len(); i++ {
+		if !discardedResult(lhs, i, c.info, used) {
+			return
+		}
+	}
+	c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(work, "runs whether or not the lock was obtained")},
+		"the result of %s is discarded and the work runs anyway: when another replica holds the lock (or the store fails) this replica runs the job too, so on N replicas it runs N times; check the result and skip the work unless the lock was obtained, or use the elector package",
+		apiName(fn))
+}
+
+// workAfter returns the first statement after stmt, in its function body,
+// that does something: not a defer, return or empty statement.
+func (c *checker) workAfter(body *ast.BlockStmt, stmt ast.Stmt) ast.Node {
+	var found ast.Node
+	inspect(body, func(n ast.Node, _ int) {
+		if found != nil {
+			return
+		}
+		s, ok := n.(ast.Stmt)
+		if !ok || s.Pos() < stmt.End() {
+			return
+		}
+		switch s := s.(type) {
+		case *ast.ExprStmt, *ast.GoStmt, *ast.SendStmt, *ast.IncDecStmt:
+			found = s
+		case *ast.AssignStmt:
+			for _, r := range s.Rhs {
+				if _, ok := ast.Unparen(r).(*ast.CallExpr); ok {
+					found = s
+				}
+			}
+		case *ast.ForStmt, *ast.RangeStmt:
+			found = s
+		}
+	})
+	return found
+}
+
+// renewal reports a renewal whose result is discarded (an expression
+// statement).
+func (c *checker) renewal(call *ast.CallExpr, _ []ast.Expr, _ ast.Node) {
+	fn := c.callee(call)
+	if fn == nil || leadership.Kind(c.p.KB, fn, "renew") == nil {
+		return
+	}
+	c.p.Reportf(call, nil,
+		"the result of %s is discarded: when the renewal fails the lock expires while this replica keeps working, so on N replicas another one takes the lock and both act at once; stop the work (cancel its context) when the renewal fails, or use the elector package",
+		apiName(fn))
+}
+
+// renewalIf reports `if err := renew(); err != nil { log... }` and the
+// two-statement form, when the failure branch only logs.
+func (c *checker) renewalIf(body *ast.BlockStmt, ifs *ast.IfStmt) {
+	var call *ast.CallExpr
+	var results []*types.Var
+	fromAssign := func(s ast.Stmt) {
+		as, ok := s.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return
+		}
+		cl, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		fn := c.callee(cl)
+		if fn == nil || leadership.Kind(c.p.KB, fn, "renew") == nil {
+			return
+		}
+		call = cl
+		for _, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok {
+				v, _ := c.info.Defs[id].(*types.Var)
+				if v == nil {
+					v, _ = c.info.Uses[id].(*types.Var)
+				}
+				if v != nil {
+					results = append(results, v)
+				}
+			}
+		}
+	}
+	if ifs.Init != nil {
+		fromAssign(ifs.Init)
+	} else {
+		// the statement just before the if in its block
+		inspect(body, func(n ast.Node, _ int) {
+			b, ok := n.(*ast.BlockStmt)
+			if !ok {
+				return
+			}
+			for i, s := range b.List {
+				if s == ifs && i > 0 {
+					fromAssign(b.List[i-1])
+				}
+			}
+		})
+	}
+	if call == nil || len(results) == 0 {
+		return
+	}
+	mentions := false
+	ast.Inspect(ifs.Cond, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			for _, v := range results {
+				if c.info.Uses[id] == v {
+					mentions = true
+				}
+			}
+		}
+		return true
+	})
+	if !mentions || ifs.Else != nil || !c.onlyLogs(ifs.Body) {
+		return
+	}
+	fn := c.callee(call)
+	c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(ifs.Body, "the failure is only logged; the work goes on")},
+		"the failure of %s is only logged while the work continues: the lock expires and another replica acquires it, so on N replicas two act at once; stop the work (return, or cancel its context) when the renewal fails, or use the elector package",
+		apiName(fn))
+}
+
+// onlyLogs reports whether every statement of a block is a call of a
+// logging function that does not exit (no return, break, assignment, or
+// other call).
+func (c *checker) onlyLogs(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	for _, s := range b.List {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		fn := c.callee(call)
+		if fn == nil || fn.Pkg() == nil {
+			return false
+		}
+		if !logging(fn.Pkg().Path()) && !isLoggerMethod(fn) {
+			return false
+		}
+		for _, p := range []string{"Fatal", "Panic", "DPanic", "Exit"} {
+			if strings.HasPrefix(fn.Name(), p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isLoggerMethod(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return false
+	}
+	n := leadership.NamedOf(sig.Recv().Type())
+	return n != nil && n.Obj().Pkg() != nil && logging(n.Obj().Pkg().Path())
+}
+
+func apiName(fn *types.Func) string {
+	if r := recvName(fn); r != "" {
+		return "(" + fn.Pkg().Name() + "." + r + ")." + fn.Name()
+	}
+	if fn.Pkg() != nil {
+		return fn.Pkg().Name() + "." + fn.Name()
+	}
+	return fn.Name()
+}
+
+func recvName(fn *types.Func) string {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return ""
+	}
+	if n := leadership.NamedOf(sig.Recv().Type()); n != nil {
+		return n.Obj().Name()
+	}
+	return ""
+}
+
+var _ = token.NoPos

@@ -1,0 +1,61 @@
+// Package api is a stub of github.com/hashicorp/consul/api (v1.34) for
+// analyzer tests: real names and signatures of what the fixtures use,
+// trivial bodies.
+package api
+
+import "time"
+
+// Config is used to configure the creation of a client.
+type Config struct {
+	Address string
+	Scheme  string
+	Token   string
+}
+
+// DefaultConfig returns a default configuration for the client.
+func DefaultConfig() *Config { return &Config{Address: "127.0.0.1:8500"} }
+
+// Client provides a client to the Consul API.
+type Client struct {
+	config Config
+}
+
+// NewClient returns a new client.
+func NewClient(config *Config) (*Client, error) { return &Client{config: *config}, nil }
+
+// LockOptions is used to parameterize the Lock behavior.
+type LockOptions struct {
+	Key              string
+	Value            []byte
+	Session          string
+	SessionName      string
+	SessionTTL       string
+	MonitorRetries   int
+	MonitorRetryTime time.Duration
+	LockWaitTime     time.Duration
+	LockTryOnce      bool
+	LockDelay        time.Duration
+	Namespace        string
+}
+
+// Lock is used to implement client-side leader election.
+type Lock struct {
+	c    *Client
+	opts *LockOptions
+}
+
+// LockKey returns a handle to a lock struct.
+func (c *Client) LockKey(key string) (*Lock, error) { return &Lock{c: c}, nil }
+
+// LockOpts returns a handle to a lock struct using the provided options.
+func (c *Client) LockOpts(opts *LockOptions) (*Lock, error) { return &Lock{c: c, opts: opts}, nil }
+
+// Lock attempts to acquire the lock and blocks while doing so. It returns a
+// channel that is closed if our lock is lost or an error.
+func (l *Lock) Lock(stopCh <-chan struct{}) (<-chan struct{}, error) { return nil, nil }
+
+// Unlock released the lock.
+func (l *Lock) Unlock() error { return nil }
+
+// Destroy is used to cleanup the lock entry.
+func (l *Lock) Destroy() error { return nil }

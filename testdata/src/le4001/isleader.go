@@ -1,0 +1,41 @@
+package le4001
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/tools/leaderelection"
+)
+
+func enqueueDue(ctx context.Context) {}
+
+// Leadership checked once, then a loop that runs forever.
+func schedulerOnce(ctx context.Context, le *leaderelection.LeaderElector) {
+	if !le.IsLeader() { // want `le.IsLeader is checked once, before a long-running loop that never checks it again`
+		return
+	}
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for range t.C {
+		enqueueDue(ctx)
+	}
+}
+
+// Correct: checked on every tick.
+func schedulerEachTick(ctx context.Context, le *leaderelection.LeaderElector) {
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for range t.C {
+		if !le.IsLeader() {
+			continue
+		}
+		enqueueDue(ctx)
+	}
+}
+
+// A one-shot action behind the check is fine.
+func cleanupOnce(ctx context.Context, le *leaderelection.LeaderElector) {
+	if le.IsLeader() {
+		enqueueDue(ctx)
+	}
+}

@@ -1,0 +1,131 @@
+package le4001
+
+import (
+	"context"
+	"log"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/go-redsync/redsync/v4"
+	"github.com/hashicorp/consul/api"
+	"github.com/jasonlvhit/gocron"
+)
+
+var locker gocron.Locker
+
+func runJob(key string, job func()) {
+	// the boolean is discarded: every replica runs the job (jasonlvhit/gocron#160)
+	locker.Lock(key) // want `the result of \(gocron.Locker\).Lock is discarded and the work runs anyway`
+	defer locker.Unlock(key)
+	job()
+}
+
+func runJobChecked(key string, job func()) {
+	ok, err := locker.Lock(key)
+	if err != nil || !ok {
+		return
+	}
+	defer locker.Unlock(key)
+	job()
+}
+
+func runJobIgnored(key string, job func()) {
+	_, _ = locker.Lock(key) // want `the result of \(gocron.Locker\).Lock is discarded`
+	job()
+}
+
+func billing(rs *redsync.Redsync, charge func()) {
+	m := rs.NewMutex("billing")
+	m.Lock() // want `the result of \(redsync.Mutex\).Lock is discarded`
+	defer m.Unlock()
+	charge()
+}
+
+func billingChecked(rs *redsync.Redsync, charge func()) error {
+	m := rs.NewMutex("billing")
+	if err := m.Lock(); err != nil {
+		return err
+	}
+	defer m.Unlock()
+	charge()
+	return nil
+}
+
+// Consul: the lost-leadership channel is thrown away.
+func consulLeader(client *api.Client, work func()) error {
+	lock, err := client.LockKey("service/reports/leader")
+	if err != nil {
+		return err
+	}
+	_, err = lock.Lock(nil) // want `the lost-leadership channel returned by \(api.Lock\).Lock is discarded`
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	for {
+		work()
+		time.Sleep(time.Minute)
+	}
+}
+
+// Consul, correct: the work stops when the channel closes.
+func consulLeaderGood(client *api.Client, work func()) error {
+	lock, err := client.LockKey("service/reports/leader")
+	if err != nil {
+		return err
+	}
+	lost, err := lock.Lock(nil)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-lost:
+			return nil
+		case <-t.C:
+			work()
+		}
+	}
+}
+
+// Renewal whose failure is only logged.
+func extendLoop(ctx context.Context, m *redsync.Mutex, work func(context.Context)) {
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for range t.C {
+			if ok, err := m.Extend(); !ok || err != nil { // want `the failure of \(redsync.Mutex\).Extend is only logged while the work continues`
+				log.Printf("extend %s: %v", m.Name(), err)
+			}
+		}
+	}()
+	work(ctx)
+}
+
+func refreshLoop(ctx context.Context, l *redislock.Lock, work func(context.Context)) {
+	go func() {
+		for range time.Tick(5 * time.Second) {
+			l.Refresh(ctx, 10*time.Second, nil) // want `the result of \(redislock.Lock\).Refresh is discarded`
+		}
+	}()
+	work(ctx)
+}
+
+// Correct renewal: a failure cancels the work.
+func refreshGood(ctx context.Context, l *redislock.Lock, work func(context.Context)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for range time.Tick(5 * time.Second) {
+			if err := l.Refresh(ctx, 10*time.Second, nil); err != nil {
+				log.Printf("refresh: %v", err)
+				cancel()
+				return
+			}
+		}
+	}()
+	work(ctx)
+}
