@@ -18,8 +18,10 @@ type nopStore struct{}
 func (nopStore) Acquire(context.Context, string, string, time.Duration) (elector.Term, error) {
 	return elector.Term{}, errors.New("nopStore")
 }
-func (nopStore) Renew(context.Context, elector.Term, time.Duration) error { return errors.New("nopStore") }
-func (nopStore) Release(context.Context, elector.Term) error            { return errors.New("nopStore") }
+func (nopStore) Renew(context.Context, elector.Term, time.Duration) error {
+	return errors.New("nopStore")
+}
+func (nopStore) Release(context.Context, elector.Term) error { return errors.New("nopStore") }
 func (nopStore) Read(context.Context, string) (elector.Record, error) {
 	return elector.Record{}, errors.New("nopStore")
 }

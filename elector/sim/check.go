@@ -1,0 +1,90 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gatesift/gatesift-vet/elector"
+)
+
+// check returns every violation of the elector's guarantees in r:
+//
+//  1. the store's grants carry strictly increasing tokens;
+//  2. one holder per token: no two terms (or processes) share a token;
+//  3. terms start in token order;
+//  4. no two leaders' terms overlap in global time, except by as much as the
+//     older one's process was paused during its term (a pause is the one
+//     hazard no lease can bound; fencing covers it);
+//  5. the fenced resource accepted writes in token order;
+//  6. no identity conflict is reported, since every live process has its own
+//     identity.
+func check(r *Report) []string {
+	var v []string
+	bad := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
+
+	for i := 1; i < len(r.Grants); i++ {
+		if r.Grants[i].Token <= r.Grants[i-1].Token {
+			bad("grant %d token %d after token %d", i, r.Grants[i].Token, r.Grants[i-1].Token)
+		}
+	}
+	holder := map[uint64]elector.Term{}
+	for _, g := range r.Grants {
+		holder[g.Token] = g
+	}
+
+	terms := append([]Term(nil), r.Terms...)
+	sort.Slice(terms, func(i, j int) bool { return terms[i].Start.Before(terms[j].Start) })
+	seen := map[uint64]Term{}
+	for i, t := range terms {
+		if prev, dup := seen[t.Token]; dup {
+			bad("token %d held twice: process %d life %d and process %d life %d", t.Token, prev.Process, prev.Life, t.Process, t.Life)
+		}
+		seen[t.Token] = t
+		if g, ok := holder[t.Token]; !ok || g.Holder != t.Identity {
+			bad("term with token %d by %q was not granted to it (grant %+v)", t.Token, t.Identity, g)
+		}
+		if i > 0 && t.Token <= terms[i-1].Token {
+			bad("term with token %d started after term with token %d", t.Token, terms[i-1].Token)
+		}
+	}
+	for i, a := range terms {
+		for _, b := range terms[i+1:] {
+			if !b.Start.Before(a.End) {
+				continue
+			}
+			older := a
+			if b.Token < a.Token {
+				older = b
+			}
+			over := minTime(a.End, b.End).Sub(b.Start)
+			if over > older.Paused {
+				bad("terms %d (process %d, %v..%v) and %d (process %d, %v..%v) overlap by %v; older was paused %v",
+					a.Token, a.Process, a.Start.Sub(r.Start), a.End.Sub(r.Start),
+					b.Token, b.Process, b.Start.Sub(r.Start), b.End.Sub(r.Start), over, older.Paused)
+			}
+		}
+	}
+
+	var latest uint64
+	for _, w := range r.Writes {
+		if !w.Accepted {
+			continue
+		}
+		if w.Token < latest {
+			bad("resource accepted token %d after token %d", w.Token, latest)
+		}
+		latest = w.Token
+	}
+	if n := r.Events[elector.IdentityConflict]; n > 0 {
+		bad("%d identity conflicts reported though no two live processes share an identity", n)
+	}
+	return v
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
