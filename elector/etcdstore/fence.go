@@ -32,15 +32,15 @@ func (s *Store) Fence(t elector.Term) []clientv3.Cmp {
 }
 
 // PutFenced writes key=val only if term t is still current, in one etcd
-// transaction. When the term has ended it writes nothing and returns an error
-// wrapping elector.ErrLost.
-func (s *Store) PutFenced(ctx context.Context, t elector.Term, key, val string, opts ...clientv3.OpOption) error {
+// transaction, and returns the revision of the write. When the term has
+// ended it writes nothing and returns an error wrapping elector.ErrLost.
+func (s *Store) PutFenced(ctx context.Context, t elector.Term, key, val string, opts ...clientv3.OpOption) (int64, error) {
 	resp, err := s.c.Txn(ctx).If(s.Fence(t)...).Then(clientv3.OpPut(key, val, opts...)).Commit()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !resp.Succeeded {
-		return fmt.Errorf("%w: fenced write of %q refused, token %d is stale", elector.ErrLost, key, t.Token)
+		return 0, fmt.Errorf("%w: fenced write of %q refused, token %d is stale", elector.ErrLost, key, t.Token)
 	}
-	return nil
+	return resp.Header.Revision, nil
 }

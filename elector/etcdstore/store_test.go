@@ -302,27 +302,27 @@ func TestFence(t *testing.T) {
 	if err != nil {
 		t.Fatalf("acquire: %v", err)
 	}
-	if err := a.PutFenced(ctx, ta, "resource", "from a"); err != nil {
+	if _, err := a.PutFenced(ctx, ta, "resource", "from a"); err != nil {
 		t.Fatalf("fenced put by the leader: %v", err)
 	}
 	if err := a.Release(ctx, ta); err != nil {
 		t.Fatalf("release: %v", err)
 	}
 	// Ended without a successor: still refused.
-	if err := a.PutFenced(ctx, ta, "resource", "late a"); !errors.Is(err, elector.ErrLost) {
+	if _, err := a.PutFenced(ctx, ta, "resource", "late a"); !errors.Is(err, elector.ErrLost) {
 		t.Fatalf("fenced put after release: %v, want ErrLost", err)
 	}
 	tb, err := b.Acquire(ctx, "job", "b", 2*time.Second)
 	if err != nil {
 		t.Fatalf("b acquire: %v", err)
 	}
-	if err := a.PutFenced(ctx, ta, "resource", "stale a"); !errors.Is(err, elector.ErrLost) {
+	if _, err := a.PutFenced(ctx, ta, "resource", "stale a"); !errors.Is(err, elector.ErrLost) {
 		t.Fatalf("fenced put with stale token: %v, want ErrLost", err)
 	}
-	if err := a.PutFenced(ctx, elector.Term{Name: "job"}, "resource", "zero"); !errors.Is(err, elector.ErrLost) {
+	if _, err := a.PutFenced(ctx, elector.Term{Name: "job"}, "resource", "zero"); !errors.Is(err, elector.ErrLost) {
 		t.Fatalf("fenced put with zero term: %v, want ErrLost", err)
 	}
-	if err := b.PutFenced(ctx, tb, "resource", "from b"); err != nil {
+	if _, err := b.PutFenced(ctx, tb, "resource", "from b"); err != nil {
 		t.Fatalf("fenced put by the new leader: %v", err)
 	}
 	g, err := raw.Get(ctx, "resource")
