@@ -32,3 +32,18 @@ func (s *Store) SetFenced(ctx context.Context, t elector.Term, key, val string, 
 
 // FenceTag is the Redis Cluster hash tag of lease name's keys.
 func (s *Store) FenceTag(name string) string { return "{" + name + "}" }
+
+// PushFenced appends val to the list at key only while term t is the
+// current live term, for queues and logs written on the leader's behalf.
+// It refuses like SetFenced.
+func (s *Store) PushFenced(ctx context.Context, t elector.Term, key, val string) error {
+	keys := []string{s.keys(t.Name)[0], key}
+	n, err := fencedPushScript.Run(ctx, s.c, keys, value(t), val).Int()
+	if err != nil {
+		return fmt.Errorf("redisstore: fenced push %q: %w", key, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("redisstore: fenced push %q refused, token %d is stale: %w", key, t.Token, elector.ErrLost)
+	}
+	return nil
+}

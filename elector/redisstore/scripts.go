@@ -88,3 +88,13 @@ else
 end
 return 1
 `)
+
+// fencedPushScript appends ARGV[2] to the list KEYS[2] only while the term
+// is live. ARGV: the term's lease value, value. Returns the list length,
+// or 0 when refused.
+var fencedPushScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+return redis.call('RPUSH', KEYS[2], ARGV[2])
+`)

@@ -14,7 +14,15 @@ import (
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
-func TestMain(m *testing.M) { testserver.Main(m) }
+func TestMain(m *testing.M) {
+	// go-redis logs every failed dial; the fault tests cause hundreds.
+	redis.SetLogger(quietLogger{})
+	testserver.Main(m)
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // newClient opens a client to addr, closed when the test ends. Short
 // timeouts keep fault tests bounded.

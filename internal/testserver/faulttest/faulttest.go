@@ -1,0 +1,301 @@
+// Package faulttest runs the same fault scenarios against every elector
+// store backed by a real server: server restart and crash, a cut or
+// stalled connection between the leader and the server, and a leader
+// process killed with SIGKILL or frozen with SIGSTOP and resumed.
+//
+// Each scenario runs real elector candidates (elector.New/Run) with a 1 s
+// lease, so it ends within seconds. A store package wires it up once:
+//
+//	func TestFaults(t *testing.T)    { faulttest.Run(t, env) }
+//	func TestFaultChild(t *testing.T) { faulttest.Child(t, env) }
+//
+// TestFaultChild does nothing in a normal run; the process scenarios
+// re-execute the test binary with it selected and an environment switch,
+// so the leader they kill or pause is a separate process.
+package faulttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/storetest"
+	"github.com/gatesift/gatesift-vet/internal/testserver"
+)
+
+// Env is what the scenarios need from a store package.
+type Env struct {
+	// Server returns the server for one scenario; private is true when
+	// the scenario stops, kills or restarts it, so it must not be shared.
+	Server func(t *testing.T, private bool) *testserver.Server
+	// Open returns a new, independent store client for addr ("host:port"
+	// of the server or of a Proxy in front of it), ready to use (schema
+	// created). It must bound every call (dial and read timeouts of about
+	// a second), or a stalled connection would hold a renew forever.
+	Open func(t *testing.T, addr string) elector.Store
+	// Write makes one write at a resource, fenced by term's token: it must
+	// return an error wrapping elector.ErrLost, and change nothing, when
+	// term is no longer the current term.
+	Write func(ctx context.Context, s elector.Store, term elector.Term) error
+	// Written returns the tokens of the writes that landed for lease name,
+	// in the order the resource applied them.
+	Written func(ctx context.Context, s elector.Store, name string) ([]uint64, error)
+	// ChildTest is the name of the test that calls Child; default
+	// "TestFaultChild".
+	ChildTest string
+}
+
+// timing is the candidates' timing: a 1 s lease keeps every scenario
+// within a few seconds. The deadline comes 800 ms after each successful
+// renew is sent, and 4 renew attempts fit before it.
+var timing = elector.Timing{
+	LeaseDuration: time.Second,
+	RenewInterval: 250 * time.Millisecond,
+	RetryInterval: 150 * time.Millisecond,
+	DriftBound:    100 * time.Millisecond,
+	StopBudget:    100 * time.Millisecond,
+}
+
+// scenarioLimit bounds every wait in a scenario.
+const scenarioLimit = 15 * time.Second
+
+// Run runs every scenario as a subtest.
+func Run(t *testing.T, env Env) {
+	if env.ChildTest == "" {
+		env.ChildTest = "TestFaultChild"
+	}
+	t.Run("ServerRestart", func(t *testing.T) { testServerOutage(t, env, false) })
+	t.Run("ServerKill9", func(t *testing.T) { testServerOutage(t, env, true) })
+	t.Run("ConnectionCut", func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Cut) })
+	t.Run("ConnectionStall", func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Stall) })
+	t.Run("LeaderKill9", func(t *testing.T) { testLeaderProcess(t, env, false) })
+	t.Run("LeaderPauseResume", func(t *testing.T) { testLeaderProcess(t, env, true) })
+}
+
+// group runs in-process candidates and checks, on their shared clock, that
+// no two leader contexts are ever live at once.
+type group struct {
+	t    *testing.T
+	name string
+
+	mu      sync.Mutex
+	live    map[string]uint64 // identity -> token of a live leader context
+	events  chan event
+	maxSeen uint64
+}
+
+// event is one thing a candidate did, as the scenarios wait for it.
+type event struct {
+	who   string
+	kind  string // "lead" (work started), "end" (work context ended), "write"
+	token uint64
+	cause error // why the work context ended; the write's result
+	at    time.Time
+}
+
+func newGroup(t *testing.T) *group {
+	return &group{t: t, name: storetest.LeaseName(t), live: map[string]uint64{}, events: make(chan event, 1000)}
+}
+
+func (g *group) record(e event) {
+	e.at = time.Now()
+	g.mu.Lock()
+	switch e.kind {
+	case "lead":
+		for other, tok := range g.live {
+			g.t.Errorf("%s leads with token %d while %s's context (token %d) is still live", e.who, e.token, other, tok)
+		}
+		if e.token <= g.maxSeen {
+			g.t.Errorf("%s granted token %d; want > %d, the largest seen", e.who, e.token, g.maxSeen)
+		}
+		g.maxSeen = max(g.maxSeen, e.token)
+		g.live[e.who] = e.token
+	case "end":
+		delete(g.live, e.who)
+	}
+	g.mu.Unlock()
+	select {
+	case g.events <- e:
+	default:
+		g.t.Errorf("event buffer full; dropped %+v", e)
+	}
+}
+
+// start runs a candidate named who on store s until the test ends. While it
+// leads it writes at the resource every 50 ms.
+func (g *group) start(who string, s elector.Store, env Env) {
+	c, err := elector.New(s, g.name, elector.WithIdentity(who), elector.WithTiming(timing))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Run(ctx, func(ctx context.Context, l elector.Lease) error {
+			g.record(event{who: who, kind: "lead", token: l.Token()})
+			// Recorded the moment the context ends, not when this loop
+			// notices, which may be after a blocked write returns.
+			stop := context.AfterFunc(ctx, func() {
+				g.record(event{who: who, kind: "end", token: l.Token(), cause: context.Cause(ctx)})
+			})
+			defer stop()
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-tick.C:
+					wctx, wcancel := context.WithTimeout(ctx, time.Second)
+					err := env.Write(wctx, s, l.Term())
+					wcancel()
+					if ctx.Err() == nil {
+						g.record(event{who: who, kind: "write", token: l.Token(), cause: err})
+					}
+				}
+			}
+		})
+	}()
+	g.t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(scenarioLimit):
+			g.t.Errorf("candidate %s did not stop", who)
+		}
+	})
+}
+
+// wait returns the first event matching ok, failing the test after limit.
+func (g *group) wait(what string, ok func(event) bool) event {
+	g.t.Helper()
+	limit := time.After(scenarioLimit)
+	for {
+		select {
+		case e := <-g.events:
+			if ok(e) {
+				return e
+			}
+		case <-limit:
+			g.t.Fatalf("no %s within %v", what, scenarioLimit)
+		}
+	}
+}
+
+func leads(e event) bool { return e.kind == "lead" }
+
+// checkWritten fails the test unless the resource applied writes in token
+// order: a write of an older term after a newer term's write means the
+// fence failed.
+func checkWritten(t *testing.T, env Env, s elector.Store, name string, want ...uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, err := env.Written(ctx, s, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	for i, tok := range got {
+		seen[tok] = true
+		if i > 0 && tok < got[i-1] {
+			t.Fatalf("resource applied a write of token %d after one of token %d: the fence let a stale leader write (all: %v)", tok, got[i-1], got)
+		}
+	}
+	for _, w := range want {
+		if !seen[w] {
+			t.Fatalf("no write of token %d landed (all: %v)", w, got)
+		}
+	}
+}
+
+// testServerOutage: the server goes away for longer than a lease (a clean
+// stop, or SIGKILL of the whole server) and comes back on the same port and
+// data. The leader's context must end by its own deadline, during the
+// outage, and afterwards a leader emerges with a larger token: the token
+// counter survived.
+func testServerOutage(t *testing.T, env Env, kill bool) {
+	srv := env.Server(t, true)
+	g := newGroup(t)
+	g.start("a", env.Open(t, srv.Addr()), env)
+	first := g.wait("first leader", leads)
+	g.start("b", env.Open(t, srv.Addr()), env)
+	g.wait("a write by the first leader", func(e event) bool { return e.kind == "write" && e.cause == nil })
+
+	down := time.Now()
+	var err error
+	if kill {
+		err = srv.Kill()
+	} else {
+		err = srv.Stop()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := g.wait("the leader's context to end during the outage", func(e event) bool { return e.kind == "end" && e.token == first.token })
+	if !errors.Is(end.cause, elector.ErrDeadlinePassed) {
+		t.Errorf("leader context ended with %v; want ErrDeadlinePassed", end.cause)
+	}
+	// The deadline is at most the safe window after the server went down;
+	// the slack only absorbs a loaded machine's late timers.
+	if d := end.at.Sub(down); d > timing.SafeWindow()+time.Second {
+		t.Errorf("leader context ended %v after the server went down; want within the safe window %v", d, timing.SafeWindow())
+	}
+	// Stay down past the lease, so the old term has expired by the
+	// server's clock when it comes back.
+	time.Sleep(timing.LeaseDuration - time.Since(down) + 200*time.Millisecond)
+	up := time.Now()
+	srv.Resume(t)
+	next := g.wait("a leader after the server came back", leads)
+	if next.token <= first.token {
+		t.Fatalf("token after recovery %d; want > %d (tokens went back)", next.token, first.token)
+	}
+	t.Logf("leader %s token %d -> %s token %d; %v after the server came back", first.who, first.token, next.who, next.token, next.at.Sub(up).Round(time.Millisecond))
+	g.wait("a write by the new leader", func(e event) bool { return e.kind == "write" && e.token == next.token && e.cause == nil })
+	checkWritten(t, env, env.Open(t, srv.Addr()), g.name, first.token, next.token)
+}
+
+// testPartition: the leader reaches the server through a proxy that is cut
+// (connections reset, new ones refused) or stalled (a black hole). Its renew
+// fails, its context ends by its deadline, and only then does the standby,
+// which reaches the server directly, take over with a larger token. After
+// the network heals the old leader stays a standby.
+func testPartition(t *testing.T, env Env, fault func(*testserver.Proxy)) {
+	srv := env.Server(t, false)
+	proxy := testserver.NewProxy(t, srv.Addr())
+	g := newGroup(t)
+	g.start("a", env.Open(t, proxy.Addr()), env)
+	first := g.wait("first leader", leads)
+	g.start("b", env.Open(t, srv.Addr()), env)
+	g.wait("a write by the first leader", func(e event) bool { return e.kind == "write" && e.cause == nil })
+
+	fault(proxy)
+	end := g.wait("the cut-off leader's context to end", func(e event) bool { return e.kind == "end" && e.who == "a" })
+	if !errors.Is(end.cause, elector.ErrDeadlinePassed) {
+		t.Errorf("cut-off leader's context ended with %v; want ErrDeadlinePassed", end.cause)
+	}
+	next := g.wait("the standby to take over", leads)
+	if next.who != "b" || next.token <= first.token {
+		t.Fatalf("took over: %s token %d; want b with a token > %d", next.who, next.token, first.token)
+	}
+	if !end.at.Before(next.at) {
+		t.Fatalf("old leader's context ended at %v, after the new leader started at %v", end.at, next.at)
+	}
+	t.Logf("old leader's context ended %v before the standby took over", next.at.Sub(end.at).Round(time.Millisecond))
+	proxy.Heal()
+	// Let the healed candidate compete for a few retry intervals: it must
+	// not lead while b does (group.record checks that).
+	time.Sleep(4 * timing.RetryInterval)
+	g.wait("a write by the new leader", func(e event) bool { return e.kind == "write" && e.token == next.token && e.cause == nil })
+	checkWritten(t, env, env.Open(t, srv.Addr()), g.name, first.token, next.token)
+}
+
+// String formats an event for failure messages.
+func (e event) String() string {
+	return fmt.Sprintf("%s %s token %d (%v)", e.who, e.kind, e.token, e.cause)
+}
