@@ -2,9 +2,11 @@ package jobs
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"regexp"
+	"strconv"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -196,13 +198,8 @@ func (f *finder) designation(cond ast.Expr) string {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			fn, _ := typeutil.Callee(f.pass.TypesInfo, n).(*types.Func)
-			if a := f.kb.Match(signals.Designations, fn); a != nil {
-				what = shortName(fn)
-				if i, ok := a.Arg("key"); ok && i < len(n.Args) {
-					if s := f.durationText(n.Args[i]); s != "" {
-						what += "(" + s[len("on "):] + ")"
-					}
-				}
+			if d := f.designationCall(n); d != "" {
+				what = d
 				return false
 			}
 			if fn != nil && designationWords.MatchString(fn.Name()) && returnsBool(fn) {
@@ -212,13 +209,14 @@ func (f *finder) designation(cond ast.Expr) string {
 		case *ast.Ident:
 			obj := f.pass.TypesInfo.ObjectOf(n)
 			v, ok := obj.(*types.Var)
-			if !ok || !designationWords.MatchString(n.Name) {
+			if !ok {
 				return true
 			}
-			if types.Identical(v.Type().Underlying(), types.Typ[types.Bool]) || isBoolPointer(v.Type()) {
+			if origin := f.designationOrigin(v); origin != "" {
+				what = origin
+			} else if designationWords.MatchString(n.Name) &&
+				(types.Identical(v.Type().Underlying(), types.Typ[types.Bool]) || isBoolPointer(v.Type())) {
 				what = "the setting " + n.Name
-			} else if hostnameVar(n.Name) {
-				what = "the instance name " + n.Name
 			}
 		}
 		return true
@@ -226,8 +224,40 @@ func (f *finder) designation(cond ast.Expr) string {
 	return what
 }
 
-func hostnameVar(name string) bool {
-	return regexp.MustCompile(`(?i)host|pod|ordinal`).MatchString(name)
+// designationOrigin: a variable assigned from a designation API
+// (hostname, _ := os.Hostname()) names that API.
+func (f *finder) designationOrigin(v *types.Var) string {
+	var origin string
+	f.insp.Preorder([]ast.Node{(*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)}, func(n ast.Node) {
+		if origin != "" {
+			return
+		}
+		var lhs []*ast.Ident
+		var rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, e := range n.Lhs {
+				id, _ := e.(*ast.Ident)
+				lhs = append(lhs, id)
+			}
+			rhs = n.Rhs
+		case *ast.ValueSpec:
+			lhs, rhs = n.Names, n.Values
+		}
+		for _, id := range lhs {
+			if id == nil || f.pass.TypesInfo.ObjectOf(id) != v || len(rhs) == 0 {
+				continue
+			}
+			call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if d := f.designationCall(call); d != "" {
+				origin = d
+			}
+		}
+	})
+	return origin
 }
 
 func returnsBool(fn *types.Func) bool {
@@ -281,4 +311,35 @@ func (f *finder) exportWrapper(j *Job) {
 		}
 		return true
 	})
+}
+
+// designationCall describes a call that designates an instance: the
+// instance's own name (os.Hostname), or an environment variable, flag or
+// config key whose constant name says leader/scheduler/cron...; other
+// settings are feature toggles that every replica shares.
+func (f *finder) designationCall(call *ast.CallExpr) string {
+	fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+	a := f.kb.Match(signals.Designations, fn)
+	if a == nil {
+		return ""
+	}
+	if a.Kind == "identity" {
+		return shortName(fn)
+	}
+	i, ok := a.Arg("key")
+	if !ok || i >= len(call.Args) {
+		return ""
+	}
+	tv := f.pass.TypesInfo.Types[call.Args[i]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		return ""
+	}
+	key := constant.StringVal(tv.Value)
+	if a.Kind == "env" && regexp.MustCompile(`(?i)^(hostname|pod_name|node_name|pod_ordinal)$`).MatchString(key) {
+		return shortName(fn) + "(" + strconv.Quote(key) + ")"
+	}
+	if !designationWords.MatchString(key) {
+		return ""
+	}
+	return shortName(fn) + "(" + strconv.Quote(key) + ")"
 }

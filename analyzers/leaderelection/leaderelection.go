@@ -7,10 +7,12 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/localsingleton"
+	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/staticleader"
 )
 
 // Rules is every rule analyzer except LE9001 (directives), which needs the
 // others to have run; package suite adds it.
 var Rules = []*analysis.Analyzer{
 	localsingleton.Analyzer,
+	staticleader.Analyzer,
 }
