@@ -1,0 +1,140 @@
+package elector_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/memstore"
+)
+
+// benchTiming is a short but valid model, so a benchmark iteration takes a
+// fraction of a second of real time.
+var benchTiming = elector.Timing{
+	LeaseDuration: 200 * time.Millisecond,
+	RenewInterval: 50 * time.Millisecond,
+	RetryInterval: 20 * time.Millisecond,
+	DriftBound:    10 * time.Millisecond,
+	StopBudget:    20 * time.Millisecond,
+}
+
+// vanishing is a process's client that can be made to vanish: from then on
+// every call fails without reaching the store, like a crashed or cut-off
+// process that can no longer renew.
+type vanishing struct {
+	elector.Store
+	gone atomic.Bool
+}
+
+var errVanished = errors.New("process vanished")
+
+func (v *vanishing) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
+	if v.gone.Load() {
+		return elector.Term{}, errVanished
+	}
+	return v.Store.Acquire(ctx, name, holder, ttl)
+}
+
+func (v *vanishing) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
+	if v.gone.Load() {
+		return errVanished
+	}
+	return v.Store.Renew(ctx, t, ttl)
+}
+
+func (v *vanishing) Release(ctx context.Context, t elector.Term) error {
+	if v.gone.Load() {
+		return errVanished
+	}
+	return v.Store.Release(ctx, t)
+}
+
+// starts runs a candidate whose work reports each start on a channel.
+func starts(b *testing.B, s elector.Store, name, id string) (chan elector.Lease, func()) {
+	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(benchTiming))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch := make(chan elector.Lease, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.Run(ctx, func(ctx context.Context, l elector.Lease) error {
+			ch <- l
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	return ch, func() { cancel(); <-done }
+}
+
+func reportRatio(b *testing.B, total time.Duration, unit string) {
+	per := total / time.Duration(b.N)
+	b.ReportMetric(float64(per)/float64(time.Millisecond), "ms/"+unit)
+	b.ReportMetric(float64(per)/float64(benchTiming.LeaseDuration), "lease-ratio")
+	b.ReportMetric(0, "ns/op") // the custom metrics are what matters
+}
+
+// BenchmarkGracefulHandover measures a graceful shutdown of the leader (its
+// work stops, it releases) to the standby's work starting.
+func BenchmarkGracefulHandover(b *testing.B) {
+	for _, watch := range []bool{true, false} {
+		b.Run(map[bool]string{true: "watch", false: "poll"}[watch], func(b *testing.B) {
+			var s elector.Store = memstore.New()
+			if !watch {
+				s = pollOnly{s}
+			}
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				name := fmt.Sprintf("handover-%d", i)
+				leader, stopLeader := starts(b, s, name, "a")
+				first := <-leader
+				standby, stopStandby := starts(b, s, name, "b")
+				// The standby is waiting, at a varying point of its poll cycle.
+				time.Sleep(benchTiming.RetryInterval + time.Duration(i%10)*benchTiming.RetryInterval/10)
+				t0 := time.Now()
+				stopLeader()
+				next := <-standby
+				total += time.Since(t0)
+				if next.Token() <= first.Token() {
+					b.Fatalf("token %d after %d", next.Token(), first.Token())
+				}
+				stopStandby()
+			}
+			reportRatio(b, total, "handover")
+		})
+	}
+}
+
+// BenchmarkCrashFailover measures a leader vanishing (it can no longer reach
+// the store, so it neither renews nor releases) to the standby's work
+// starting. The model's worst case is Timing.CrashFailover.
+func BenchmarkCrashFailover(b *testing.B) {
+	s := memstore.New()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		name := fmt.Sprintf("failover-%d", i)
+		va := &vanishing{Store: s}
+		leader, stopLeader := starts(b, va, name, "a")
+		<-leader
+		standby, stopStandby := starts(b, s, name, "b")
+		// Vanish at a random point of the renew cycle.
+		time.Sleep(benchTiming.RenewInterval + time.Duration(i%10)*benchTiming.RenewInterval/10)
+		t0 := time.Now()
+		va.gone.Store(true)
+		<-standby
+		took := time.Since(t0)
+		total += took
+		if worst := benchTiming.CrashFailover() + 50*time.Millisecond; took > worst {
+			b.Errorf("failover took %v; model's worst case %v (+50ms scheduling slack)", took, benchTiming.CrashFailover())
+		}
+		stopStandby()
+		stopLeader()
+	}
+	reportRatio(b, total, "failover")
+}
