@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,12 @@ import (
 //     and renew every TTL/3, as concurrency.Session does, and crash at a
 //     random phase of that cadence.
 //
-// Each reports p50 and p99 in milliseconds. Failover takes seconds per
+// Each reports p50 and p99 in milliseconds. Failover also reports the
+// vacancy measured from the last renew the dead leader saw acknowledged
+// (p50-after-last-ack-ms): that removes the renew cadence, which differs
+// (this benchmark renews every TTL/3; clientv3's keepalive loop wakes every
+// 500 ms, so a 2 s session is refreshed about every second), and leaves
+// the server's expiry plus the standby's detection and acquisition. Failover takes seconds per
 // iteration; run with a fixed count, e.g. -benchtime=20x.
 
 // settle is how long a standby waits before the leader steps down. In
@@ -43,6 +49,13 @@ const benchTTL = 2 * time.Second
 // reportLatencies reports p50 and p99 of ds in milliseconds.
 func reportLatencies(b *testing.B, ds []time.Duration) {
 	b.Helper()
+	reportPercentiles(b, ds, "")
+}
+
+// reportPercentiles reports p50 and p99 of ds in milliseconds, as units
+// p50<suffix>-ms and p99<suffix>-ms.
+func reportPercentiles(b *testing.B, ds []time.Duration, suffix string) {
+	b.Helper()
 	if len(ds) == 0 {
 		return
 	}
@@ -53,8 +66,8 @@ func reportLatencies(b *testing.B, ds []time.Duration) {
 		i = max(0, min(i, len(s)-1))
 		return float64(s[i]) / float64(time.Millisecond)
 	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(0.50), "p50"+suffix+"-ms")
+	b.ReportMetric(pct(0.99), "p99"+suffix+"-ms")
 }
 
 func benchClient(b *testing.B, e *testserver.EtcdServer) *clientv3.Client {
@@ -150,9 +163,11 @@ func BenchmarkHandover(b *testing.B) {
 }
 
 // renewLoop renews t every TTL/3 until stop is closed; it returns when it
-// has stopped, so no renew is in flight after that.
-func renewLoop(s *Store, t elector.Term, stop <-chan struct{}) <-chan struct{} {
+// has stopped, so no renew is in flight after that, and records when the
+// last renew was acknowledged in lastAck.
+func renewLoop(s *Store, t elector.Term, stop <-chan struct{}, lastAck *atomic.Int64) <-chan struct{} {
 	done := make(chan struct{})
+	lastAck.Store(time.Now().UnixNano())
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(benchTTL / 3)
@@ -163,7 +178,9 @@ func renewLoop(s *Store, t elector.Term, stop <-chan struct{}) <-chan struct{} {
 				return
 			case <-tick.C:
 				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				_ = s.Renew(ctx, t, benchTTL)
+				if s.Renew(ctx, t, benchTTL) == nil {
+					lastAck.Store(time.Now().UnixNano())
+				}
 				cancel()
 			}
 		}
@@ -188,11 +205,13 @@ func BenchmarkFailover(b *testing.B) {
 		b.Fatal(err)
 	}
 	ds := make([]time.Duration, 0, b.N)
+	sinceAck := make([]time.Duration, 0, b.N)
+	var lastAck atomic.Int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		leader, next := stores[i%2], stores[(i+1)%2]
 		stop := make(chan struct{})
-		renewing := renewLoop(leader, term, stop)
+		renewing := renewLoop(leader, term, stop, &lastAck)
 		ready, result := startStandby(ctx, next, name, fmt.Sprintf("s%d", (i+1)%2))
 		waitReady(b, ctx, ready, result)
 		time.Sleep(crashPhase())
@@ -204,10 +223,12 @@ func BenchmarkFailover(b *testing.B) {
 			b.Fatalf("standby: %v", r.err)
 		}
 		ds = append(ds, r.at.Sub(start))
+		sinceAck = append(sinceAck, r.at.Sub(time.Unix(0, lastAck.Load())))
 		term = r.term
 	}
 	b.StopTimer()
 	reportLatencies(b, ds)
+	reportPercentiles(b, sinceAck, "-after-last-ack")
 }
 
 // peer is one candidate of etcd's own concurrency.Election.
@@ -294,23 +315,41 @@ func BenchmarkPeerElectionFailover(b *testing.B) {
 		b.Fatal(err)
 	}
 	ds := make([]time.Duration, 0, b.N)
+	sinceAck := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		leader, next := peers[i%2], peers[(i+1)%2]
+		// A second KeepAlive on the session's lease shares its keepalive
+		// stream and cadence and sees every acknowledgement.
+		var lastAck atomic.Int64
+		lastAck.Store(time.Now().UnixNano())
+		obsCtx, stopObs := context.WithCancel(ctx)
+		acks, err := leader.c.KeepAlive(obsCtx, leader.s.Lease())
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for range acks {
+				lastAck.Store(time.Now().UnixNano())
+			}
+		}()
 		result := next.campaign(b, ctx, prefix, fmt.Sprintf("p%d", (i+1)%2))
 		time.Sleep(crashPhase())
 		start := time.Now()
+		stopObs()
 		leader.s.Orphan() // the leader dies: no more keepalives, no revoke
 		r := <-result
 		if r.err != nil {
 			b.Fatalf("campaign: %v", r.err)
 		}
 		ds = append(ds, r.at.Sub(start))
+		sinceAck = append(sinceAck, r.at.Sub(time.Unix(0, lastAck.Load())))
 		// The dead peer comes back as a fresh session for the next round.
 		peers[i%2] = newPeer(b, clients[i%2], prefix)
 	}
 	b.StopTimer()
 	reportLatencies(b, ds)
+	reportPercentiles(b, sinceAck, "-after-last-ack")
 	for _, p := range peers {
 		p.s.Close()
 	}

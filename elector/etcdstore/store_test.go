@@ -45,6 +45,7 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 }
 
 func TestAcquireIsExclusive(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	a, b := open(t), open(t)
 	ctx := testCtx(t, 20*time.Second)
@@ -76,6 +77,7 @@ func TestAcquireIsExclusive(t *testing.T) {
 }
 
 func TestReadNeverGranted(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	rec, err := open(t).Read(testCtx(t, 10*time.Second), "nobody")
 	if err != nil {
@@ -87,6 +89,7 @@ func TestReadNeverGranted(t *testing.T) {
 }
 
 func TestReclaimStartsNewTerm(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	a1, a2, b := open(t), open(t), open(t)
 	ctx := testCtx(t, 20*time.Second)
@@ -118,6 +121,7 @@ func TestReclaimStartsNewTerm(t *testing.T) {
 }
 
 func TestExpiryAndRenew(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	a, b := open(t), open(t)
 	ctx := testCtx(t, 30*time.Second)
@@ -167,6 +171,7 @@ func waitAcquire(t *testing.T, ctx context.Context, s *Store, name, holder strin
 }
 
 func TestReleaseWakesWatcher(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	a, b := open(t), open(t)
 	ctx := testCtx(t, 20*time.Second)
@@ -208,6 +213,7 @@ func TestReleaseWakesWatcher(t *testing.T) {
 }
 
 func TestWatchClosesWithContext(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	ctx, cancel := context.WithCancel(testCtx(t, 10*time.Second))
 	wake, err := open(t).Watch(ctx, "job")
@@ -229,6 +235,7 @@ func TestWatchClosesWithContext(t *testing.T) {
 }
 
 func TestTTLRoundsUp(t *testing.T) {
+	t.Parallel()
 	e, open := startEtcd(t)
 	s := open(t)
 	raw := newClient(t, e.Endpoint())
@@ -293,6 +300,7 @@ func TestTTLRoundsUp(t *testing.T) {
 }
 
 func TestFence(t *testing.T) {
+	t.Parallel()
 	e, open := startEtcd(t)
 	a, b := open(t), open(t)
 	raw := newClient(t, e.Endpoint())
@@ -332,6 +340,7 @@ func TestFence(t *testing.T) {
 }
 
 func TestZeroTermIsLost(t *testing.T) {
+	t.Parallel()
 	_, open := startEtcd(t)
 	s := open(t)
 	ctx := testCtx(t, 10*time.Second)
