@@ -17,7 +17,9 @@ import (
 // Work is what a leader does while its term lasts. It must return soon
 // (within Timing.StopBudget) after ctx is cancelled, and should pass
 // lease.Token() with every write so the resource can fence out a stale leader.
-// context.Cause(ctx) says why the term ended.
+// context.Cause(ctx) says why the term ended. If work returns while the term
+// lasts, the term is released (the Released event's Err carries work's error)
+// and Run competes again after a jittered RetryInterval.
 type Work func(ctx context.Context, lease Lease) error
 
 var (
@@ -327,7 +329,7 @@ loop:
 	// After a missed deadline the term may still be current in the store;
 	// releasing it lets a standby in without waiting for expiry.
 	if err := c.release(ctx, term); err == nil {
-		c.emit(Event{Kind: Released, Token: term.Token, Reason: reason})
+		c.emit(Event{Kind: Released, Token: term.Token, Reason: reason, Err: workErr})
 	} else if !missed {
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}

@@ -375,3 +375,49 @@ func TestGracefulHandover(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkOverrunReportedAndNotDoubled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := &faultStore{Store: memstore.New(), renewErr: errors.New("network down")}
+		var ev events
+		c := newCandidate(t, fs, "a", &ev)
+		var running, maxRunning, runs int
+		var mu sync.Mutex
+		release := make(chan struct{})
+		stop := runBg(t, c, func(ctx context.Context, l elector.Lease) error {
+			mu.Lock()
+			running++
+			runs++
+			maxRunning = max(maxRunning, running)
+			first := runs == 1
+			mu.Unlock()
+			<-ctx.Done()
+			if first {
+				<-release // ignores its context for a long time
+			}
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return nil
+		})
+		defer stop()
+		time.Sleep(time.Minute)
+		over := ev.of(elector.WorkOverran)
+		if len(over) != 1 {
+			t.Fatalf("%d WorkOverran events; want 1", len(over))
+		}
+		if got, want := over[0].Time.Sub(ev.of(elector.Acquired)[0].Time), testTiming.SafeWindow()+testTiming.StopBudget; got != want {
+			t.Errorf("overrun reported %v after acquire; want at deadline + stop budget = %v", got, want)
+		}
+		if n := len(ev.of(elector.Acquired)); n != 1 {
+			t.Errorf("%d terms acquired while the first work still ran; want 1", n)
+		}
+		close(release)
+		time.Sleep(time.Minute)
+		mu.Lock()
+		defer mu.Unlock()
+		if maxRunning != 1 || runs < 2 {
+			t.Errorf("max %d works at once over %d runs; want 1 at a time and competing again after the overrun", maxRunning, runs)
+		}
+	})
+}

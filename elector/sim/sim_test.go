@@ -16,7 +16,7 @@ func seeds() uint64 {
 	if testing.Short() {
 		return 300
 	}
-	return 3000
+	return 2000
 }
 
 func run(t *testing.T, cfg sim.Config) *sim.Report {
@@ -72,6 +72,7 @@ func TestBrokenDeadlineCaught(t *testing.T) {
 	for _, u := range []simhooks.Unsafe{
 		{AnchorAtResponse: true, NoMargin: true},
 		{NoMargin: true},
+		{AnchorAtResponse: true},
 	} {
 		t.Run(fmt.Sprintf("%+v", u), func(t *testing.T) {
 			caught := 0
