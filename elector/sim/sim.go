@@ -55,6 +55,10 @@ type Config struct {
 	// StoreRestarts are durable-store restarts (memstore.Restart), each with
 	// up to MaxDowntime of unavailability.
 	StoreRestarts int
+	// LeaseLosses are restarts of a volatile store (memstore.LoseLeases):
+	// live terms vanish, so timing alone can no longer keep leaders apart
+	// and only fencing does. Token counters survive.
+	LeaseLosses int
 
 	// Unsafe selects a deliberately broken deadline for checker tests.
 	Unsafe simhooks.Unsafe
@@ -200,6 +204,16 @@ func Run(cfg Config) *Report {
 			s.store.SetDown(true)
 			_ = sleepCtx(ctx, down)
 			s.store.SetDown(false)
+		}()
+	}
+	for i := 0; i < cfg.LeaseLosses; i++ {
+		at := randDur(root, cfg.Duration)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if sleepCtx(ctx, at) == nil {
+				s.store.LoseLeases()
+			}
 		}()
 	}
 	wg.Wait()
