@@ -47,11 +47,12 @@ func newStore(t *testing.T, dsn string, opts ...Option) *Store {
 	return s
 }
 
-// testDB returns a fresh database on the package's shared server.
-func testDB(t *testing.T) string {
+// testDB returns the DSN of the package's shared server and a lease table
+// name of the test's own: a table per test is far cheaper than a database
+// per test on a busy machine.
+func testDB(t *testing.T) (dsn, table string) {
 	t.Helper()
-	_, dsn := testserver.Postgres(t).NewDatabase(t)
-	return dsn
+	return testserver.Postgres(t).DSN(), testserver.UniqueName("leases")
 }
 
 func ctxT(t *testing.T) context.Context {
@@ -61,19 +62,21 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func TestConformance(t *testing.T) {
-	dsn := testDB(t)
-	storetest.Run(t, func(t *testing.T) elector.Store { return newStore(t, dsn) })
+	dsn, table := testDB(t)
+	storetest.Run(t, func(t *testing.T) elector.Store { return newStore(t, dsn, WithTable(table)) })
 }
 
 func TestConformanceCustomTable(t *testing.T) {
-	dsn := testDB(t)
+	dsn, _ := testDB(t)
 	pool := newPool(t, dsn)
-	if _, err := pool.Exec(ctxT(t), "CREATE SCHEMA app"); err != nil {
+	table := testserver.UniqueName("app") + ".leader_leases"
+	schema, _, _ := strings.Cut(table, ".")
+	if _, err := pool.Exec(ctxT(t), "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
-	storetest.Run(t, func(t *testing.T) elector.Store { return newStore(t, dsn, WithTable("app.leader_leases")) })
+	storetest.Run(t, func(t *testing.T) elector.Store { return newStore(t, dsn, WithTable(table)) })
 	var n int
-	if err := pool.QueryRow(ctxT(t), "SELECT count(*) FROM app.leader_leases").Scan(&n); err != nil || n == 0 {
+	if err := pool.QueryRow(ctxT(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil || n == 0 {
 		t.Fatalf("custom table holds %d rows (%v); the store did not use it", n, err)
 	}
 }
@@ -95,7 +98,7 @@ func TestTableNameValidation(t *testing.T) {
 }
 
 func TestMigrateConcurrentAndIdempotent(t *testing.T) {
-	dsn := testDB(t)
+	dsn, table := testDB(t)
 	pool := newPool(t, dsn)
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
@@ -103,7 +106,7 @@ func TestMigrateConcurrentAndIdempotent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = Migrate(ctxT(t), pool)
+			errs[i] = Migrate(ctxT(t), pool, WithTable(table))
 		}()
 	}
 	wg.Wait()
@@ -113,7 +116,7 @@ func TestMigrateConcurrentAndIdempotent(t *testing.T) {
 		}
 	}
 	var persistence string
-	err := pool.QueryRow(ctxT(t), "SELECT relpersistence FROM pg_class WHERE relname = $1", DefaultTable).Scan(&persistence)
+	err := pool.QueryRow(ctxT(t), "SELECT relpersistence FROM pg_class WHERE relname = $1", table).Scan(&persistence)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +124,10 @@ func TestMigrateConcurrentAndIdempotent(t *testing.T) {
 		t.Fatalf("lease table persistence %q; want p (logged), or leases vanish in a crash", persistence)
 	}
 	// The documented schema is what Migrate runs.
-	sql, err := Schema("")
+	if def, _ := Schema(""); !strings.Contains(def, `"`+DefaultTable+`"`) {
+		t.Fatalf("Schema(\"\") does not create %s: %s", DefaultTable, def)
+	}
+	sql, err := Schema(table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +140,8 @@ func TestMigrateConcurrentAndIdempotent(t *testing.T) {
 }
 
 func TestReleaseKeepsCounter(t *testing.T) {
-	dsn := testDB(t)
-	s := newStore(t, dsn)
+	dsn, table := testDB(t)
+	s := newStore(t, dsn, WithTable(table))
 	name := storetest.LeaseName(t)
 	t1, err := s.Acquire(ctxT(t), name, "a", time.Minute)
 	if err != nil {
@@ -163,7 +169,7 @@ func TestReleaseKeepsCounter(t *testing.T) {
 // TestPoolSafe runs many operations through one small pool from many
 // goroutines: with no session state, any connection serves any call.
 func TestPoolSafe(t *testing.T) {
-	dsn := testDB(t)
+	dsn, table := testDB(t)
 	cfg, _ := pgxpool.ParseConfig(dsn)
 	cfg.MaxConns = 2
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
@@ -171,7 +177,7 @@ func TestPoolSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	s, _ := New(pool)
+	s, _ := New(pool, WithTable(table))
 	if err := s.Migrate(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +223,8 @@ func TestPoolSafe(t *testing.T) {
 }
 
 func TestWatchIgnoresOtherNames(t *testing.T) {
-	dsn := testDB(t)
-	a, b := newStore(t, dsn), newStore(t, dsn)
+	dsn, table := testDB(t)
+	a, b := newStore(t, dsn, WithTable(table)), newStore(t, dsn, WithTable(table))
 	name := storetest.LeaseName(t)
 	ch, err := b.Watch(ctxT(t), name)
 	if err != nil {
@@ -260,20 +266,21 @@ func TestWatchIgnoresOtherNames(t *testing.T) {
 // TestFencePredicate: a write carrying an ended term's token changes
 // nothing, and the current term's write goes through.
 func TestFencePredicate(t *testing.T) {
-	dsn := testDB(t)
-	s := newStore(t, dsn)
+	dsn, table := testDB(t)
+	s := newStore(t, dsn, WithTable(table))
 	ctx := ctxT(t)
-	if _, err := s.pool.Exec(ctx, "CREATE TABLE accounts (id int PRIMARY KEY, balance int)"); err != nil {
+	accounts := testserver.UniqueName("accounts")
+	if _, err := s.pool.Exec(ctx, "CREATE TABLE "+accounts+" (id int PRIMARY KEY, balance int)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, "INSERT INTO accounts VALUES (1, 0)"); err != nil {
+	if _, err := s.pool.Exec(ctx, "INSERT INTO "+accounts+" VALUES (1, 0)"); err != nil {
 		t.Fatal(err)
 	}
 	name := storetest.LeaseName(t)
 	write := func(term elector.Term, balance int) int64 {
 		t.Helper()
 		tag, err := s.pool.Exec(ctx,
-			"UPDATE accounts SET balance = $1 WHERE id = 1 AND "+s.FencePredicate(2, 3),
+			"UPDATE "+accounts+" SET balance = $1 WHERE id = 1 AND "+s.FencePredicate(2, 3),
 			balance, term.Name, int64(term.Token))
 		if err != nil {
 			t.Fatal(err)
@@ -304,7 +311,7 @@ func TestFencePredicate(t *testing.T) {
 		t.Fatalf("new term's fenced write changed %d rows; want 1", n)
 	}
 	var balance int
-	if err := s.pool.QueryRow(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&balance); err != nil {
+	if err := s.pool.QueryRow(ctx, "SELECT balance FROM "+accounts+" WHERE id = 1").Scan(&balance); err != nil {
 		t.Fatal(err)
 	}
 	if balance != 40 {
@@ -316,10 +323,11 @@ func TestFencePredicate(t *testing.T) {
 // open when its term expires holds the successor's Acquire back until it
 // commits, so its write cannot land after the successor's first write.
 func TestInTermOrdersWritesBeforeSuccessor(t *testing.T) {
-	dsn := testDB(t)
-	a, b := newStore(t, dsn), newStore(t, dsn)
+	dsn, table := testDB(t)
+	a, b := newStore(t, dsn, WithTable(table)), newStore(t, dsn, WithTable(table))
 	ctx := ctxT(t)
-	if _, err := a.pool.Exec(ctx, "CREATE TABLE log (seq serial, token bigint)"); err != nil {
+	log := testserver.UniqueName("log")
+	if _, err := a.pool.Exec(ctx, "CREATE TABLE "+log+" (seq serial, token bigint)"); err != nil {
 		t.Fatal(err)
 	}
 	name := storetest.LeaseName(t)
@@ -334,7 +342,7 @@ func TestInTermOrdersWritesBeforeSuccessor(t *testing.T) {
 			close(inside)
 			// Outlive the term while holding the fence.
 			time.Sleep(600 * time.Millisecond)
-			_, err := tx.Exec(ctx, "INSERT INTO log (token) VALUES ($1)", int64(old.Token))
+			_, err := tx.Exec(ctx, "INSERT INTO "+log+" (token) VALUES ($1)", int64(old.Token))
 			return err
 		})
 	}()
@@ -348,7 +356,7 @@ func TestInTermOrdersWritesBeforeSuccessor(t *testing.T) {
 		t.Fatalf("InTerm begun inside the term: %v", err)
 	}
 	if err := b.InTerm(ctx, next, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "INSERT INTO log (token) VALUES ($1)", int64(next.Token))
+		_, err := tx.Exec(ctx, "INSERT INTO "+log+" (token) VALUES ($1)", int64(next.Token))
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -357,7 +365,7 @@ func TestInTermOrdersWritesBeforeSuccessor(t *testing.T) {
 	if !errors.Is(err, elector.ErrLost) {
 		t.Fatalf("InTerm of an ended term: %v; want ErrLost", err)
 	}
-	rows, err := a.pool.Query(ctx, "SELECT token FROM log ORDER BY seq")
+	rows, err := a.pool.Query(ctx, "SELECT token FROM "+log+" ORDER BY seq")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,12 @@ package testserver
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -45,13 +49,15 @@ func postgresSpec(t testing.TB) Spec {
 		// initdb and postgres refuse to run as root.
 		User: "postgres",
 		Setup: func(ctx context.Context, s *Server) error {
-			cmd := s.Command(ctx, initdb, "-D", filepath.Join(s.Dir(), "data"),
-				"-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
-				"--no-sync", "--no-instructions")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("initdb: %w\n%s", err, out)
+			data := filepath.Join(s.Dir(), "data")
+			if tmpl := postgresTemplate(ctx, initdb); tmpl != "" {
+				// cp -a keeps the owner and the 0700 mode postgres insists on.
+				if s.Command(ctx, "cp", "-a", tmpl, data).Run() == nil {
+					return nil
+				}
+				os.RemoveAll(data) // fall back to initdb
 			}
-			return nil
+			return runInitdb(ctx, s.cred, initdb, data)
 		},
 		Args: func(s *Server) []string {
 			return []string{
@@ -68,8 +74,12 @@ func postgresSpec(t testing.TB) Spec {
 				"-c", "max_connections=200",
 				"-c", "shared_buffers=32MB",
 				"-c", "log_min_messages=warning",
+				// Dynamic shared memory as files in the data directory,
+				// not in /dev/shm, where a killed server would leave them.
+				"-c", "dynamic_shared_memory_type=mmap",
 			}
 		},
+		Cleanup: removeStaleSysV,
 		Ready: func(ctx context.Context, s *Server) error {
 			c, err := pgx.Connect(ctx, postgresDSN(s, "postgres"))
 			if err != nil {
@@ -131,4 +141,70 @@ func (p *PostgresServer) NewDatabase(t testing.TB) (name, dsn string) {
 		}
 	})
 	return name, p.DSNFor(name)
+}
+
+func runInitdb(ctx context.Context, cred *syscall.Credential, initdb, data string) error {
+	cmd := exec.CommandContext(ctx, initdb, "-D", data,
+		"-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
+		"--no-sync", "--no-instructions")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// pgTemplate is a data directory initdb made once per test binary; every
+// further server copies it, which costs a fraction of an initdb.
+var pgTemplate struct {
+	once sync.Once
+	data string // "" when there is none
+}
+
+// postgresTemplate returns the template data directory, making it on first
+// use; "" when it cannot be made or cleaned up (no Main), so the caller
+// runs initdb itself.
+func postgresTemplate(ctx context.Context, initdb string) string {
+	pgTemplate.once.Do(func() {
+		dir, cred, err := newDir("postgres-template", "postgres")
+		if err != nil {
+			os.RemoveAll(dir)
+			return
+		}
+		if !processCache(func() { os.RemoveAll(dir) }) {
+			os.RemoveAll(dir)
+			return
+		}
+		data := filepath.Join(dir, "data")
+		if err := runInitdb(ctx, cred, initdb, data); err != nil {
+			return
+		}
+		pgTemplate.data = data
+	})
+	return pgTemplate.data
+}
+
+// removeStaleSysV removes the small System V shared memory segment a
+// killed postgres leaves behind (a clean shutdown removes it itself). Its
+// id is on line 7 of postmaster.pid, which only a server that did not shut
+// down cleanly leaves.
+func removeStaleSysV(s *Server) {
+	b, err := os.ReadFile(filepath.Join(s.Dir(), "data", "postmaster.pid"))
+	if err != nil {
+		return
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 7 {
+		return
+	}
+	f := strings.Fields(lines[6])
+	if len(f) != 2 {
+		return
+	}
+	id, err := strconv.Atoi(f[1])
+	if err != nil {
+		return
+	}
+	const ipcRmid = 0
+	syscall.Syscall(syscall.SYS_SHMCTL, uintptr(id), ipcRmid, 0)
 }

@@ -91,10 +91,14 @@ type Spec struct {
 	// StopSignal asks the server to shut down cleanly (default SIGTERM;
 	// postgres wants SIGINT, its fast shutdown).
 	StopSignal syscall.Signal
+	// Cleanup, if set, runs in Close after the server has stopped, before
+	// its directory is removed: for what a killed server leaves outside it.
+	Cleanup func(s *Server)
 }
 
-// StartTimeout bounds one start of a server including Setup.
-const StartTimeout = 30 * time.Second
+// StartTimeout bounds one start of a server including Setup. It is
+// generous because CI machines may be heavily shared.
+const StartTimeout = 60 * time.Second
 
 // Server is one real server process (and its process group) with a
 // temporary directory that outlives restarts.
@@ -159,26 +163,52 @@ func Start(t testing.TB, spec Spec) *Server {
 }
 
 func (s *Server) prepareDir() error {
-	dir, err := os.MkdirTemp("", "gatesift-"+s.spec.Name+"-")
+	dir, cred, err := newDir(s.spec.Name, s.spec.User)
+	s.dir, s.cred = dir, cred
+	return err
+}
+
+// newDir makes a temporary directory for a server named name, owned by
+// the OS user when one is given and the test runs as root. It returns the
+// credential to run that user's processes with (nil: as ourselves).
+func newDir(name, username string) (string, *syscall.Credential, error) {
+	dir, err := os.MkdirTemp(baseDir(), "gatesift-"+name+"-")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	s.dir = dir
-	if s.spec.User == "" || os.Geteuid() != 0 {
-		return nil
+	if username == "" || os.Geteuid() != 0 {
+		return dir, nil, nil
 	}
-	u, err := user.Lookup(s.spec.User)
+	u, err := user.Lookup(username)
 	if err != nil {
-		return fmt.Errorf("%s: run as user %q: %w", s.spec.Name, s.spec.User, err)
+		return dir, nil, fmt.Errorf("%s: run as user %q: %w", name, username, err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	// MkdirTemp makes 0700 dirs; the server user must reach its own dir.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return err
+		return dir, nil, err
 	}
-	return os.Chown(dir, uid, gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		return dir, nil, err
+	}
+	return dir, &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// DirEnv names the directory servers' temporary directories go in.
+const DirEnv = "GATESIFT_TESTSERVER_DIR"
+
+// baseDir is where server directories go: DirEnv if set, else /dev/shm
+// when it is a writable tmpfs (servers write a lot and need no
+// durability beyond their own process dying), else the default temp dir.
+func baseDir() string {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d
+	}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && syscall.Access("/dev/shm", 2) == nil {
+		return "/dev/shm"
+	}
+	return ""
 }
 
 // Command returns a command that runs as the server's user with its output
@@ -358,9 +388,18 @@ func (s *Server) signalGroup(sig syscall.Signal) error {
 	return nil
 }
 
-// Close kills the server and removes its directory.
+// closeGrace is how long Close lets a server shut down cleanly: a clean
+// shutdown removes what the server keeps outside its directory (postgres's
+// shared memory segments).
+const closeGrace = 5 * time.Second
+
+// Close stops the server (killing it if it does not stop within a few
+// seconds), runs the spec's Cleanup and removes its directory.
 func (s *Server) Close() {
-	s.kill()
+	_ = s.stop(s.spec.StopSignal, closeGrace)
+	if s.spec.Cleanup != nil && s.dir != "" {
+		s.spec.Cleanup(s)
+	}
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
@@ -371,6 +410,20 @@ var shared struct {
 	mu      sync.Mutex
 	main    bool
 	servers map[string]*sharedServer
+	atExit  []func() // cleanups of per-process caches, run by Main
+}
+
+// processCache registers fn to run when Main ends and reports true, or
+// reports false when Main is not in use: then a per-process cache could
+// not be cleaned up and must not be made.
+func processCache(fn func()) bool {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.main {
+		return false
+	}
+	shared.atExit = append(shared.atExit, fn)
+	return true
 }
 
 type sharedServer struct {
@@ -393,6 +446,9 @@ func Main(m *testing.M) {
 		if ss.s != nil {
 			ss.s.Close()
 		}
+	}
+	for _, fn := range shared.atExit {
+		fn()
 	}
 	shared.mu.Unlock()
 	os.Exit(code)

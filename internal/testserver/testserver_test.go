@@ -6,9 +6,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -249,6 +252,37 @@ func TestServerDirRemoved(t *testing.T) {
 		r := NewRedis(t, RedisOptions{})
 		dir = r.Dir()
 	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("server dir %s not removed: %v", dir, err)
+	}
+}
+
+// TestPostgresKilledLeavesNothing: a killed postgres leaves a System V
+// segment (and, by default, files in /dev/shm) behind; Close removes them.
+func TestPostgresKilledLeavesNothing(t *testing.T) {
+	var shmid int
+	var dir string
+	t.Run("inner", func(t *testing.T) {
+		pg := NewPostgres(t)
+		dir = pg.Dir()
+		b, err := os.ReadFile(dir + "/data/postmaster.pid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		f := strings.Fields(lines[6])
+		if shmid, err = strconv.Atoi(f[1]); err != nil {
+			t.Fatalf("postmaster.pid line 7 %q: %v", lines[6], err)
+		}
+		if err := pg.Kill(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var buf [256]byte // larger than struct shmid_ds
+	const ipcStat = 2
+	if _, _, errno := syscall.Syscall(syscall.SYS_SHMCTL, uintptr(shmid), ipcStat, uintptr(unsafe.Pointer(&buf[0]))); errno == 0 {
+		t.Fatalf("shared memory segment %d of a killed postgres survived Close", shmid)
+	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("server dir %s not removed: %v", dir, err)
 	}
