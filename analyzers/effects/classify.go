@@ -169,6 +169,11 @@ func (r *Result) keyText(e ast.Expr) string {
 		return s
 	}
 	switch e := ast.Unparen(e).(type) {
+	case *ast.CompositeLit:
+		// []string{"lock:billing", ...}: the keys of a script; the first names it.
+		if len(e.Elts) > 0 {
+			return r.keyText(e.Elts[0])
+		}
 	case *ast.BinaryExpr:
 		if e.Op == token.ADD {
 			if identityLike(e.Y) {

@@ -89,7 +89,7 @@ var Analyzer = &analysis.Analyzer{
 // Failure returns the internal error that stopped the analysis, or "".
 func (r *Result) Failure() string { return r.failure }
 
-func run(pass *analysis.Pass) (_ any, err error) {
+func run(pass *analysis.Pass) (res any, err error) {
 	kb, err := knowledgeFor(pass)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func run(pass *analysis.Pass) (_ any, err error) {
 		if x := recover(); x != nil {
 			r.failure = fmt.Sprintf("effects analysis panicked: %v", x)
 			r.decls, r.summary = map[*types.Func]*ast.FuncDecl{}, map[*types.Func]*Summary{}
-			err = nil
+			res, err = r, nil
 		}
 	}()
 	for _, f := range pass.Files {

@@ -6,6 +6,7 @@ package leaderelection
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/competingschedulers"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/localsingleton"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/staticleader"
 )
@@ -15,4 +16,5 @@ import (
 var Rules = []*analysis.Analyzer{
 	localsingleton.Analyzer,
 	staticleader.Analyzer,
+	competingschedulers.Analyzer,
 }
