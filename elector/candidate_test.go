@@ -35,13 +35,19 @@ type faultStore struct {
 	mu           sync.Mutex
 	acquireDelay time.Duration // before the store sees the Acquire
 	renewErr     error         // returned instead of renewing
+	// appliesLate makes Acquire apply and answer even after the caller's
+	// context expired, like a server that got the request just in time.
+	appliesLate bool
 }
 
 func (f *faultStore) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
 	f.mu.Lock()
-	d := f.acquireDelay
+	d, late := f.acquireDelay, f.appliesLate
 	f.mu.Unlock()
 	time.Sleep(d)
+	if late {
+		ctx = context.WithoutCancel(ctx)
+	}
 	return f.Store.Acquire(ctx, name, holder, ttl)
 }
 
