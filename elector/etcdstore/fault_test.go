@@ -191,7 +191,12 @@ func TestConnectionLossEndsLeaderBeforeExpiry(t *testing.T) {
 				t.Fatal("etcd never deleted a's key, yet b leads")
 			}
 			// The deletion is seen through a watch, so a little after etcd
-			// made it; a's end must come before that, with room to spare.
+			// made it. a's deadline (when the elector cancels its context)
+			// must come before that; so must the moment the work saw the
+			// cancellation, unless this machine stalled a's goroutines.
+			if dl := at.lease.Deadline(); !dl.Before(dels[0]) {
+				t.Fatalf("a's deadline %v is after etcd expired its lease at %v", dl, dels[0])
+			}
 			if !at.end.Before(dels[0]) {
 				t.Fatalf("a's context ended at %v, after etcd expired its lease at %v", at.end, dels[0])
 			}

@@ -137,6 +137,15 @@ func (s *Store) Acquire(ctx context.Context, name, holder string, ttl time.Durat
 	}
 	t := elector.Term{Name: name, Holder: holder, Token: uint64(resp.Header.Revision)}
 	s.mu.Lock()
+	// Every earlier term of name has ended now; dropping them keeps the
+	// map from growing with terms that ended without a Renew or Release
+	// telling us. (A live term of another candidate sharing this Store
+	// cannot exist: we just created the key.)
+	for old := range s.leases {
+		if old.Name == name {
+			delete(s.leases, old)
+		}
+	}
 	s.leases[t] = leaseInfo{id: lease.ID, ttl: lease.TTL}
 	s.mu.Unlock()
 	return t, nil
