@@ -1,0 +1,36 @@
+// Package leasetiming defines the LE4002 analyzer: unsafe constant lease
+// timing.
+//
+// # Analyzer leasetiming
+//
+// leasetiming: lease timing that the library rejects or that breaks failover
+//
+// A lease only protects leadership if its timing is consistent: the lease
+// must outlive the holder's attempts to renew it, renewals must fit before
+// the deadline, and TTLs must be ones the store actually grants. The
+// analyzer folds constant durations (literals, named constants, and
+// unexported or local variables initialised once and never written again)
+// and reports, at the field or option call holding the bad value:
+//
+//   - a client-go leaderelection.LeaderElectionConfig with LeaseDuration <=
+//     RenewDeadline, or RenewDeadline <= JitterFactor (1.2) x RetryPeriod,
+//     exactly as NewLeaderElector rejects them;
+//   - etcd concurrency.WithTTL(n) with n <= 0 (ignored: 60 s default kept),
+//     n below the server's minimum lease TTL (2 s with default election
+//     timing), or n above MaxLeaseTTL (a time.Duration passed as seconds);
+//   - a redsync NewMutex whose expiry (WithExpiry, default 8 s) is shorter
+//     than its retry budget, WithTries x WithRetryDelay (defaults 32 and the
+//     minimum random delay, 50 ms);
+//   - this project's elector.Timing literal that Timing.Validate rejects.
+//
+// For example, this is reported at RenewDeadline:
+//
+//	leaderelection.LeaderElectionConfig{
+//		LeaseDuration: 15 * time.Second,
+//		RenewDeadline: 2 * time.Second,
+//		RetryPeriod:   2 * time.Second, // 1.2 x 2s = 2.4s > RenewDeadline
+//	}
+//
+// Timing from flags, configuration or function parameters is not constant
+// and gives no report.
+package leasetiming

@@ -1,0 +1,324 @@
+package leasetiming
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+)
+
+// Analyzer reports LE4002.
+var Analyzer = rule.New(rule.Spec{
+	ID:  "LE4002",
+	Run: run,
+})
+
+// etcd's lease limits: the server raises a TTL below its minimum,
+// ceil(1.5 x election timeout) = 2 s with the default 1000 ms election
+// timeout, and rejects one above MaxLeaseTTL.
+const (
+	etcdMinTTL     = 2
+	etcdMaxLeaseTT = 9000000000
+	etcdDefaultTTL = 60
+)
+
+// redsync's defaults: expiry 8 s, 32 tries, a delay drawn from
+// [50 ms, 250 ms); the minimum delay is used so the budget is never
+// overestimated.
+const (
+	redsyncExpiry   = 8 * time.Second
+	redsyncTries    = 32
+	redsyncMinDelay = 50 * time.Millisecond
+)
+
+type checker struct {
+	p      *rule.Pass
+	info   *types.Info
+	consts *leadership.Consts
+}
+
+func run(p *rule.Pass) error {
+	if !p.ImportsKnown() {
+		return nil
+	}
+	c := &checker{p: p, info: p.TypesInfo, consts: leadership.NewConsts(p.TypesInfo, p.Pkg, p.Pass.Files)}
+	for _, f := range p.Files() {
+		var stack []ast.Node
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			var parent ast.Node
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, n)
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				c.clientGo(n)
+				c.electorTiming(n, parent)
+			case *ast.CallExpr:
+				fn := leadership.Callee(c.info, n)
+				if fn == nil {
+					return true
+				}
+				if a := leadership.Kind(p.KB, fn, "session-ttl"); a != nil {
+					c.etcdTTL(n, a.Args["ttl"])
+				}
+				if a := leadership.Kind(p.KB, fn, "lock-options"); a != nil {
+					c.redsync(n, a.Args["opts"])
+				}
+			}
+			return true
+		})
+	}
+	return nil
+}
+
+func fmtDur(ns int64) string { return time.Duration(ns).String() }
+
+// fields returns the constant value of each keyed field of lit whose KB kind
+// is one of kinds, by kind, and the key-value nodes.
+func (c *checker) fields(lit *ast.CompositeLit, kinds ...string) (map[string]int64, map[string]*ast.KeyValueExpr, bool) {
+	t := c.info.TypeOf(lit)
+	vals := map[string]int64{}
+	nodes := map[string]*ast.KeyValueExpr{}
+	allConst := true
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		a := leadership.FieldOf(c.p.KB, t, key.Name, kinds...)
+		if a == nil {
+			continue
+		}
+		nodes[a.Kind] = kv
+		v, ok := c.consts.Int64(kv.Value)
+		if !ok {
+			allConst = false
+			continue
+		}
+		vals[a.Kind] = v
+	}
+	return vals, nodes, allConst
+}
+
+// clientGo checks a client-go LeaderElectionConfig literal against
+// NewLeaderElector's validation, when all three durations are set and
+// constant.
+func (c *checker) clientGo(lit *ast.CompositeLit) {
+	vals, nodes, allConst := c.fields(lit, "timing-lease", "timing-renew", "timing-retry")
+	if !allConst || len(vals) != 3 {
+		return
+	}
+	lease, renew, retry := vals["timing-lease"], vals["timing-renew"], vals["timing-retry"]
+	jitter := c.jitter()
+	related := []analysis.RelatedInformation{
+		rule.Related(nodes["timing-lease"], "LeaseDuration %s", fmtDur(lease)),
+		rule.Related(nodes["timing-renew"], "RenewDeadline %s", fmtDur(renew)),
+		rule.Related(nodes["timing-retry"], "RetryPeriod %s", fmtDur(retry)),
+	}
+	switch {
+	case lease <= renew:
+		c.p.Reportf(nodes["timing-lease"], related,
+			"LeaseDuration %s is not longer than RenewDeadline %s: client-go's NewLeaderElector rejects this (RunOrDie panics on every replica), and were it accepted a leader still retrying its renewal would hold a lease that standbys already consider expired, so two replicas would lead at once; keep LeaseDuration > RenewDeadline (client-go defaults: 15s/10s/2s)",
+			fmtDur(lease), fmtDur(renew))
+	case renew <= int64(time.Duration(jitter*float64(retry))):
+		c.p.Reportf(nodes["timing-renew"], related,
+			"RenewDeadline %s is not longer than %.1f x RetryPeriod %s (= %s): client-go's NewLeaderElector rejects this (RunOrDie panics on every replica), because a single jittered retry could outlast the deadline and the leader would give up after one failed renewal; keep RenewDeadline > JitterFactor x RetryPeriod (client-go defaults: 15s/10s/2s)",
+			fmtDur(renew), jitter, fmtDur(retry), time.Duration(jitter*float64(retry)))
+	case retry < 1:
+		c.p.Reportf(nodes["timing-retry"], related,
+			"RetryPeriod %s is not positive: client-go's NewLeaderElector rejects it (RunOrDie panics on every replica); use a positive period (default 2s)", fmtDur(retry))
+	}
+}
+
+// jitter returns client-go's JitterFactor, read from the imported package
+// (the KB entry of kind timing-jitter names it), or 1.2.
+func (c *checker) jitter() float64 {
+	for _, a := range c.p.KB.Coordinators {
+		if a.Kind != "timing-jitter" {
+			continue
+		}
+		for _, imp := range c.p.Pkg.Imports() {
+			if imp.Path() != a.Pkg {
+				continue
+			}
+			if k, ok := imp.Scope().Lookup(a.Name).(*types.Const); ok && k.Val() != nil {
+				if f, exact := constant.Float64Val(constant.ToFloat(k.Val())); exact || f != 0 {
+					return f
+				}
+			}
+		}
+	}
+	return 1.2
+}
+
+// etcdTTL checks concurrency.WithTTL(n).
+func (c *checker) etcdTTL(call *ast.CallExpr, idx int) {
+	if idx >= len(call.Args) {
+		return
+	}
+	n, ok := c.consts.Int64(call.Args[idx])
+	if !ok {
+		return
+	}
+	switch {
+	case n <= 0:
+		c.p.Reportf(call, nil,
+			"WithTTL(%d) is ignored by etcd's concurrency package: the session keeps the default %d s TTL, so a crashed leader is only replaced after a minute while the other replicas wait; pass a positive TTL in seconds (for example 10), or use the elector package",
+			n, etcdDefaultTTL)
+	case n < etcdMinTTL:
+		c.p.Reportf(call, nil,
+			"WithTTL(%d): etcd raises a lease TTL below its minimum (ceil(1.5 x election timeout) = %d s with the default 1000 ms election timeout), so the session lives longer than the code assumes and the failover timing it was written for does not hold; use a TTL of at least %d s (typically 10-60)",
+			n, etcdMinTTL, etcdMinTTL)
+	case n > etcdMaxLeaseTT:
+		c.p.Reportf(call, nil,
+			"WithTTL(%d): the TTL is in seconds and etcd rejects leases above %d s (ErrLeaseTTLTooLarge), so NewSession fails on every replica; a time.Duration was probably passed where seconds are expected: use int(d.Seconds())",
+			n, int64(etcdMaxLeaseTT))
+	}
+}
+
+// redsync checks a NewMutex call's options: the expiry must outlast the
+// time a waiter may spend retrying (tries x delay).
+func (c *checker) redsync(call *ast.CallExpr, from int) {
+	if call.Ellipsis.IsValid() {
+		return // options spread from a slice: unknown
+	}
+	expiry, tries, delay := int64(redsyncExpiry), int64(redsyncTries), int64(redsyncMinDelay)
+	var expiryCall, triesCall, delayCall *ast.CallExpr
+	for i := from; i < len(call.Args); i++ {
+		opt, ok := ast.Unparen(call.Args[i]).(*ast.CallExpr)
+		if !ok {
+			return // an option from a variable: unknown
+		}
+		fn := leadership.Callee(c.info, opt)
+		if fn == nil {
+			return
+		}
+		a := leadership.Kind(c.p.KB, fn, "lock-expiry", "lock-tries", "lock-retry-delay", "lock-retry-func")
+		if a == nil {
+			if fn.Pkg() == nil || fn.Pkg() != leadershipPkgOf(c.info, call) {
+				return // a wrapper option: unknown
+			}
+			continue // another option of the library (WithValue, WithDriftFactor...)
+		}
+		if a.Kind == "lock-retry-func" {
+			return
+		}
+		vi := a.Args["value"]
+		if vi >= len(opt.Args) {
+			return
+		}
+		v, ok := c.consts.Int64(opt.Args[vi])
+		if !ok {
+			return
+		}
+		switch a.Kind {
+		case "lock-expiry":
+			expiry, expiryCall = v, opt
+		case "lock-tries":
+			tries, triesCall = v, opt
+		case "lock-retry-delay":
+			delay, delayCall = v, opt
+		}
+	}
+	if expiryCall == nil && triesCall == nil && delayCall == nil {
+		return
+	}
+	budget := tries * delay
+	if tries <= 0 || delay <= 0 || expiry >= budget {
+		return
+	}
+	at := expiryCall
+	if at == nil {
+		if triesCall != nil {
+			at = triesCall
+		} else {
+			at = delayCall
+		}
+	}
+	var related []analysis.RelatedInformation
+	for _, o := range []*ast.CallExpr{expiryCall, triesCall, delayCall} {
+		if o != nil && o != at {
+			related = append(related, rule.Related(o, "part of the timing"))
+		}
+	}
+	delayNote := ""
+	if delayCall == nil {
+		delayNote = " (the default delay is random in [50ms, 250ms); its minimum is used)"
+	}
+	expiryNote := ""
+	if expiryCall == nil {
+		expiryNote = " (the default)"
+	}
+	c.p.Reportf(at, related,
+		"redsync mutex expiry %s%s is shorter than its own retry budget, %d tries x %s%s = %s: a replica waiting for the lock keeps retrying after the holder's key has expired, so it can acquire while the holder is still working and two replicas run the work at once; make the expiry longer than tries x delay (and extend the lock while working), or use the elector package",
+		fmtDur(expiry), expiryNote, tries, fmtDur(delay), delayNote, fmtDur(budget))
+}
+
+func leadershipPkgOf(info *types.Info, call *ast.CallExpr) *types.Package {
+	if fn := leadership.Callee(info, call); fn != nil {
+		return fn.Pkg()
+	}
+	return nil
+}
+
+// elector timing field names (github.com/gatesift/gatesift-vet/elector.Timing).
+var electorFields = []string{"LeaseDuration", "RenewInterval", "RetryInterval", "DriftBound", "StopBudget"}
+
+// electorTiming checks an elector.Timing literal with the rules of
+// Timing.Validate, when every field is constant. A literal that leaves
+// fields out is judged only when passed straight to a call (WithTiming):
+// its missing fields are then zero.
+func (c *checker) electorTiming(lit *ast.CompositeLit, parent ast.Node) {
+	t := c.info.TypeOf(lit)
+	if leadership.TypeKind(c.p.KB, t, "elector-timing") == nil {
+		return
+	}
+	vals := map[string]int64{}
+	nodes := map[string]ast.Node{}
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			return
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok {
+			return
+		}
+		v, ok := c.consts.Int64(kv.Value)
+		if !ok {
+			return
+		}
+		vals[key.Name] = v
+		nodes[key.Name] = kv
+	}
+	if len(vals) < len(electorFields) {
+		if _, isCall := parent.(*ast.CallExpr); !isCall {
+			return
+		}
+	}
+	at := func(field string) ast.Node {
+		if n, ok := nodes[field]; ok {
+			return n
+		}
+		return lit
+	}
+	tm := timing{vals["LeaseDuration"], vals["RenewInterval"], vals["RetryInterval"], vals["DriftBound"], vals["StopBudget"]}
+	for _, pr := range tm.problems() {
+		c.p.Reportf(at(pr.field), nil,
+			"elector.Timing %s: elector.New rejects it (Validate) on every replica; %s", tm, pr.msg)
+	}
+}
