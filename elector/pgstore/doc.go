@@ -39,12 +39,20 @@
 // or run the writes in InTerm; both share-lock the lease row, so no write of
 // an ended term can commit after a successor was granted. For a resource in
 // another database, keep a token high-water mark next to the data and make
-// every write conditional on it:
+// every write conditional on it (elector.FenceSQL builds the clauses):
 //
 //	UPDATE jobs SET state = $1, fence_token = $2
 //	WHERE id = $3 AND fence_token <= $2
 //
 // which rejects a write from any older term once a newer one has written.
+//
+// A transaction holding the lease row's share lock (InTerm, or
+// FencePredicate inside a longer transaction) blocks every Acquire, Renew
+// and Release of that lease until it ends, including a standby's takeover
+// when the leader process froze mid-transaction. Set
+// idle_in_transaction_session_timeout (and keep such transactions short)
+// so the server ends a frozen leader's transaction; a single-statement
+// write with FencePredicate holds the lock only while it executes.
 //
 // What it does not do: an expiry without a release notifies nobody (the
 // candidates poll at their retry interval), and a failover to an

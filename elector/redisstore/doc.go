@@ -39,6 +39,11 @@
 // time of the lost grants. Tokens are therefore large numbers (about
 // 1.8e15), exact up to 2^53, where Lua's numbers end.
 //
+// Set MaxRetries to -1 on the go-redis client: a script retried after a
+// lost reply may act twice (a Release that succeeded reports ErrLost on
+// its retry; an Acquire issues a second token). The elector retries on its
+// own schedule.
+//
 // An expiry publishes nothing (keyspace notifications are off by default
 // and are fire-and-forget too): standbys find an expired lease by polling.
 package redisstore
