@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 
@@ -31,6 +32,7 @@ type options struct {
 	failOnFindings bool
 	version        bool
 	tests          bool
+	cpuProfile     string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -49,6 +51,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.version, "V", false, "print the version and exit (-V=full: the go vet protocol)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.tests, "test", true, "also load test packages, as go vet does (rules skip _test.go files unless the config opts in)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (for slow runs on large codebases)")
 	fs.Usage = func() { usage(fs, stderr) }
 	return fs
 }
@@ -120,6 +123,20 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		if base, err = readBaseline(o.baseline); err != nil {
 			return fatalf(stderr, "%v", err)
 		}
+	}
+
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fatalf(stderr, "%v", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 
 	patterns := fs.Args()

@@ -111,11 +111,22 @@ func runVet(args []string) {
 	// knows every flag unitchecker will define.
 	var pre commonFlags
 	if prescan(args, &pre) {
+		unit := ""
+		if u := args[len(args)-1]; strings.HasSuffix(u, ".cfg") {
+			unit = u
+		}
+		if isDependency(unit) {
+			// go vet also runs the tool on every dependency (the standard
+			// library, the module cache) for facts only; it runs there in
+			// that package's directory, whose config digest is not the one
+			// the user pinned, and findings are not reported there.
+			pre.configDigest = ""
+		}
 		if err := pre.apply(true); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", progname, err)
 			os.Exit(exitTool)
 		}
-		if unit := args[len(args)-1]; strings.HasSuffix(unit, ".cfg") {
+		if unit != "" {
 			if err := checkUnitConfig(unit); err != nil {
 				// Print it once, without the per-analyzer repetition
 				// unitchecker would produce (every rule fails the same way).
@@ -152,6 +163,20 @@ func prescan(args []string, pre *commonFlags) bool {
 	fs.String("c", "", "")
 	fs.String("tags", "", "")
 	return fs.Parse(args) == nil
+}
+
+// isDependency reports whether the *.cfg unit asks for facts only
+// (VetxOnly): a dependency of the packages go vet was asked to check.
+func isDependency(unit string) bool {
+	if unit == "" {
+		return false
+	}
+	data, err := os.ReadFile(unit)
+	if err != nil {
+		return false
+	}
+	var cfg struct{ VetxOnly bool }
+	return json.Unmarshal(data, &cfg) == nil && cfg.VetxOnly
 }
 
 // checkUnitConfig resolves the configuration for the package a *.cfg file

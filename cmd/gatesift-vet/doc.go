@@ -1,0 +1,149 @@
+// Command gatesift-vet finds missing or broken Leader Election in Go
+// services: periodic work with a shared effect that runs on every replica,
+// singleton work enabled by a static designation, competing schedulers, and
+// locks or leases without expiry, ownership checks, fencing or renewal.
+// Run gatesift-vet -list for the rules and gatesift-vet -explain LE1001 for
+// one rule's documentation.
+//
+// # Running it
+//
+// Standalone, inside a module, with any go list patterns (default "."):
+//
+//	gatesift-vet ./...
+//	internal/billing/charge.go:41:12: time.Tick runs charge on every replica ... (LE1001)
+//	internal/billing/charge.go:43:3: 	effect: inserts into charges
+//
+// Each finding is one line, file:line:col: message (ID), with paths relative
+// to the working directory and findings sorted by position; its related
+// information (the shared-state effects, the local guard) follows on
+// tab-indented lines, as go vet prints it. Results go to standard output;
+// errors, and progress when standard error is a terminal, go to standard
+// error. Test packages are loaded too, as go vet does (-test=false skips
+// them); the rules themselves skip _test.go and generated files unless the
+// configuration opts in.
+//
+// Under go vet, which caches results and runs one process per package:
+//
+//	go vet -vettool=$(which gatesift-vet) ./...
+//	go vet -vettool=$(which gatesift-vet) -checks=LE1*,-LE3003 ./...
+//
+// Both give the same findings at the same positions with the same messages
+// (go vet prints them without the trailing rule ID, and exits 1 on findings
+// as go vet always does). Facts about functions (their effects, what they
+// schedule) flow between packages in both modes. go vet accepts the flags
+// -checks, -profile, -config and -config-digest, plus -json, -c and one
+// boolean flag per analyzer (-localsingleton=false) from the go vet protocol.
+//
+// # Flags
+//
+//	-checks LIST          rules to enable or disable after the config file:
+//	                      LE1*,-LE3003; IDs or analyzer names, * globs,
+//	                      all, none (-none = all)
+//	-profile P            default, or strict (also reports idempotent-only
+//	                      work: upserts, deletes of expired rows)
+//	-config FILE          use FILE instead of discovering .gatesift.yaml
+//	                      (must be absolute under go vet, which runs the tool
+//	                      in each package's directory)
+//	-config-digest D      fail (exit 1) unless the configuration digest is D
+//	-print-config-digest  print the current digest and exit
+//	-json                 the go vet JSON tree (same as -format=json)
+//	-format F             text (default), json or sarif
+//	-o FILE               write the results to FILE instead of stdout
+//	-baseline FILE        report only findings not recorded in FILE
+//	-write-baseline FILE  record every current finding in FILE, exit 0
+//	-fail-on-findings     exit 3 on findings with -json and SARIF too
+//	-list                 the rule registry (with -json: as JSON)
+//	-explain RULE         a rule's documentation (unknown rule: exit 1)
+//	-test                 load test packages too (default true)
+//	-V, -version          the version; -V=full is the go vet protocol
+//
+// # Exit codes
+//
+//	0  no findings; with -json or -format=sarif, success whatever was found
+//	1  tool error: bad flags, a malformed .gatesift.yaml, packages that do
+//	   not load or type-check, a missing or corrupt baseline, a rule error,
+//	   or -config-digest not matching
+//	3  findings (text output; with -json or SARIF only under
+//	   -fail-on-findings), as singlechecker tools do
+//
+// A rule that panics does not stop the run: it becomes an "internal error"
+// finding for that package, with the first frames of the stack, and the
+// other rules' findings are still reported.
+//
+// # Configuration and the go vet cache
+//
+// Each package uses the nearest .gatesift.yaml from its directory up to its
+// module root (see package config for the keys). A malformed file is
+// reported once, as file:line: message, and the run exits 1.
+//
+// go vet caches results keyed on the tool's identity (its answer to
+// -V=full) and its flags, not on files the tool reads by itself. So
+// gatesift-vet's -V=full answer is "gatesift-vet version devel
+// buildID=<hash>", where the hash covers the executable and the digest of
+// every .gatesift.yaml in the module go vet runs in: editing any of them
+// changes the key and go vet re-runs the analysis. go vet asks -V=full once
+// per run, which is also when a malformed config in the module is reported,
+// once, before any package is analyzed.
+//
+// A -config file outside the module is not covered by that digest. Pin it
+// in the command line instead, which go vet also keys on:
+//
+//	go vet -vettool=$(which gatesift-vet) -config=$PWD/ci.gatesift.yaml \
+//	    -config-digest=$(gatesift-vet -config ci.gatesift.yaml -print-config-digest) ./...
+//
+// -config-digest also lets a script pin the configuration it reviewed: the
+// run fails with exit 1 if any config file changed since.
+//
+// # JSON
+//
+// -json prints exactly go vet's JSON tree:
+//
+//	{ "<package ID>": { "<analyzer>": [ { "posn": "file:line:col", "end": "file:line:col",
+//	    "category": "LE1001", "message": "...", "related": [...], "suggested_fixes": [...] } ] } }
+//
+// or { "error": "..." } in place of the list for an analyzer that failed.
+// A finding in a file shared by a package and its test variant is listed
+// once, under the package.
+//
+// # SARIF
+//
+// -format=sarif (usually with -o results.sarif) writes SARIF 2.1.0: the
+// rules catalogue (ID, name, title, help, documentation URL, enabled by
+// default, level, precision, since), and one result per finding with its
+// location (URI relative to the module root under uriBaseId SRCROOT, UTF-16
+// columns), related locations, the enclosing function, and
+// partialFingerprints["gatesift/v1"]. Findings silenced by a
+// //gatesift:ignore or file-ignore directive are included with
+// suppressions: [{kind: inSource, justification: <the directive's reason>}],
+// so code-scanning services show them as suppressed. A rule's level is
+// warning (note for a rule off by default) unless the config's severity map
+// says error, warning or note.
+//
+// # Baselines
+//
+// To adopt the gate on a large codebase, record today's findings and fail
+// only on new ones:
+//
+//	gatesift-vet -write-baseline .gatesift-baseline.json ./...
+//	gatesift-vet -baseline .gatesift-baseline.json ./...
+//
+// A baseline is versioned, sorted JSON listing each finding's fingerprint
+// with its rule, file, function and message for review. The fingerprint
+// hashes the rule, the file (relative to the module root), the enclosing
+// function, the message with numbers blanked, and the text of the flagged
+// line with spaces collapsed, plus an occurrence index for identical
+// findings; it contains no line number, so editing code above a finding
+// keeps it baselined, while changing the flagged line itself, renaming its
+// function or moving it to another file makes it new. A missing or corrupt
+// baseline file is an error (exit 1) naming the file.
+//
+// # Directives
+//
+//	//gatesift:ignore LE1001 -- reason         (this line or the line below it)
+//	//gatesift:file-ignore LE3003 -- reason    (the whole file)
+//	//gatesift:per-replica -- reason           (work meant to run on every replica)
+//	//gatesift:leader-only                     (a function only called while leading)
+//
+// The reason is required; LE9001 reports malformed directives and ones that
+// suppress nothing.
+package main

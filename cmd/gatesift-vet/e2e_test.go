@@ -1,0 +1,610 @@
+package main
+
+// End-to-end tests: the real binary on throwaway modules that import only
+// the standard library (no network), standalone and under go vet.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var binDir string // where TestMain builds the binaries
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gatesift-vet-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // tags -> func() (string, error)
+
+// binary builds gatesift-vet once per set of build tags.
+func binary(t *testing.T, tags string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(tags, sync.OnceValues(func() (string, error) {
+		name := "gatesift-vet"
+		if tags != "" {
+			name += "-" + tags
+		}
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		out := filepath.Join(binDir, name)
+		cmd := exec.Command("go", "build", "-tags", tags, "-o", out, ".")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build: %v\n%s", err, msg)
+		}
+		return out, nil
+	}))
+	bin, err := v.(func() (string, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// The standard example: every replica inserts a charge every minute.
+const chargeGo = `package main
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+func charge(ctx context.Context, db *sql.DB) {
+	for range time.Tick(time.Minute) {
+		db.ExecContext(ctx, "INSERT INTO charges (amount) VALUES (1)")
+	}
+}
+
+func main() {}
+`
+
+// The position of the time.Tick call in chargeGo.
+const chargePos = "main.go:10:12"
+
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/x\n\ngo 1.26\n"
+	for name, content := range files {
+		writeFile(t, filepath.Join(dir, name), content)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type run struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r run) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+func execIn(t *testing.T, dir, name string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := run{stdout: stdout.String(), stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return r
+}
+
+// vet runs the standalone binary.
+func vet(t *testing.T, dir string, args ...string) run {
+	t.Helper()
+	return execIn(t, dir, binary(t, ""), args...)
+}
+
+// goVet runs go vet -vettool with the binary.
+func goVet(t *testing.T, dir string, args ...string) run {
+	t.Helper()
+	return execIn(t, dir, "go", append([]string{"vet", "-vettool=" + binary(t, "")}, args...)...)
+}
+
+// lines returns the lines of s that mention the rule ID.
+func findingLines(s, id string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasSuffix(l, "("+id+")") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestStandaloneTextAndGoVetAgree(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": chargeGo})
+
+	r := vet(t, dir, "./...")
+	if r.code != exitFindings {
+		t.Fatalf("want exit 3 on findings; %v", r)
+	}
+	got := findingLines(r.stdout, "LE1001")
+	if len(got) != 1 || !strings.HasPrefix(got[0], chargePos+": ") {
+		t.Fatalf("want one LE1001 finding at %s; %v", chargePos, r)
+	}
+	if r.stderr != "" {
+		t.Errorf("stderr should be empty when it is not a terminal: %q", r.stderr)
+	}
+	message := strings.TrimSuffix(strings.TrimPrefix(got[0], chargePos+": "), " (LE1001)")
+
+	g := goVet(t, dir, "./...")
+	if g.code == 0 {
+		t.Fatalf("go vet should fail on a finding; %v", g)
+	}
+	want := chargePos + ": " + message
+	found := false
+	for _, l := range strings.Split(g.stderr, "\n") {
+		if strings.TrimPrefix(l, "./") == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("go vet does not report the same finding %q:\n%v", want, g)
+	}
+}
+
+func TestExitCodesAndNoFindings(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	if r := vet(t, dir, "./..."); r.code != exitOK || r.stdout != "" {
+		t.Errorf("clean module: want exit 0 and no output; %v", r)
+	}
+	if r := vet(t, dir, "-checks", "LE42*"); r.code != exitTool || !strings.Contains(r.stderr, "LE42*") {
+		t.Errorf("bad -checks: want exit 1 naming it; %v", r)
+	}
+	if r := vet(t, dir, "-profile", "lax"); r.code != exitTool || !strings.Contains(r.stderr, "lax") {
+		t.Errorf("bad -profile: want exit 1; %v", r)
+	}
+	if r := vet(t, dir, "-format", "xml"); r.code != exitTool {
+		t.Errorf("bad -format: want exit 1; %v", r)
+	}
+}
+
+func TestLoadErrorIsToolError(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{
+		"main.go": "package main\n\nfunc main() { var x int = \"s\" }\n",
+	})
+	r := vet(t, dir, "./...")
+	if r.code != exitTool || !strings.Contains(r.stderr, "main.go:3:") || r.stdout != "" {
+		t.Errorf("type error: want exit 1 with the position on stderr; %v", r)
+	}
+	r = vet(t, dir, "./nosuch")
+	if r.code != exitTool {
+		t.Errorf("missing package: want exit 1; %v", r)
+	}
+}
+
+func TestJSONTree(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": chargeGo})
+	r := vet(t, dir, "-json", "./...")
+	if r.code != exitOK {
+		t.Fatalf("-json: want exit 0 despite findings; %v", r)
+	}
+	var tree map[string]map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &tree); err != nil {
+		t.Fatalf("-json output does not parse: %v\n%s", err, r.stdout)
+	}
+	var diags []struct {
+		Posn, End, Message, Category string
+		Related                      []struct{ Posn, End, Message string }
+	}
+	raw, ok := tree["example.com/x"]["localsingleton"]
+	if !ok {
+		t.Fatalf("no example.com/x > localsingleton entry:\n%s", r.stdout)
+	}
+	if err := json.Unmarshal(raw, &diags); err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) != 1 || diags[0].Category != "LE1001" ||
+		!strings.HasSuffix(diags[0].Posn, string(filepath.Separator)+chargePos) || len(diags[0].Related) == 0 {
+		t.Errorf("unexpected diagnostics: %+v", diags)
+	}
+	if r := vet(t, dir, "-json", "-fail-on-findings", "./..."); r.code != exitFindings {
+		t.Errorf("-json -fail-on-findings: want exit 3; %v", r)
+	}
+}
+
+// The module for SARIF and directive tests: one finding, one suppressed
+// with a reason, one directive without a reason.
+const directivesGo = `package main
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+func charge(ctx context.Context, db *sql.DB) {
+	for range time.Tick(time.Minute) {
+		db.ExecContext(ctx, "INSERT INTO charges (amount) VALUES (1)")
+	}
+}
+
+func refund(ctx context.Context, db *sql.DB) {
+	//gatesift:ignore LE1001 -- refunds run on one replica only (deployment has 1 pod)
+	for range time.Tick(time.Hour) {
+		db.ExecContext(ctx, "INSERT INTO refunds (amount) VALUES (1)")
+	}
+}
+
+func audit(ctx context.Context, db *sql.DB) {
+	//gatesift:ignore LE1001
+	for range time.Tick(time.Hour) {
+		db.ExecContext(ctx, "INSERT INTO audit (amount) VALUES (1)")
+	}
+}
+
+func main() {}
+`
+
+func TestDirectives(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": directivesGo})
+	r := vet(t, dir, "./...")
+	le1001 := findingLines(r.stdout, "LE1001")
+	le9001 := findingLines(r.stdout, "LE9001")
+	// charge is reported; refund is suppressed; audit's directive has no
+	// reason, so it suppresses nothing and is itself reported.
+	if len(le1001) != 2 || !strings.HasPrefix(le1001[0], chargePos) || !strings.HasPrefix(le1001[1], "main.go:24:") {
+		t.Errorf("want LE1001 in charge and audit only; %v", r)
+	}
+	if len(le9001) != 1 || !strings.HasPrefix(le9001[0], "main.go:23:") || !strings.Contains(le9001[0], "reason") {
+		t.Errorf("want LE9001 at the directive without reason; %v", r)
+	}
+}
+
+type sarifDoc struct {
+	Runs []struct {
+		Tool struct {
+			Driver struct {
+				Name, Version string
+				Rules         []struct {
+					ID, HelpURI          string
+					DefaultConfiguration struct{ Level string }
+				}
+			}
+		}
+		Results []struct {
+			RuleID    string
+			Level     string
+			Message   struct{ Text string }
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct{ URI, URIBaseID string }
+					Region           struct{ StartLine, StartColumn, EndLine, EndColumn int }
+				}
+			}
+			RelatedLocations    []json.RawMessage
+			Suppressions        []struct{ Kind, Justification string }
+			PartialFingerprints map[string]string
+		}
+	}
+}
+
+func readSARIF(t *testing.T, schema *jsonSchema, path string) sarifDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := schema.validateDoc(data); len(errs) > 0 {
+		t.Fatalf("%s does not validate against the SARIF 2.1.0 schema:\n%s", path, strings.Join(errs, "\n"))
+	}
+	var doc sarifDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 {
+		t.Fatalf("want one run, got %d", len(doc.Runs))
+	}
+	return doc
+}
+
+func TestSARIF(t *testing.T) {
+	t.Parallel()
+	schema := loadSARIFSchema(t)
+	dir := writeModule(t, map[string]string{
+		"main.go":        directivesGo,
+		".gatesift.yaml": "severity:\n  LE9001: error\n",
+	})
+	out := filepath.Join(dir, "out.sarif")
+	r := vet(t, dir, "-format=sarif", "-o", out, "./...")
+	if r.code != exitOK || r.stdout != "" {
+		t.Fatalf("SARIF with -o: want exit 0 and nothing on stdout; %v", r)
+	}
+	doc := readSARIF(t, schema, out)
+	run := doc.Runs[0]
+	if run.Tool.Driver.Name != "gatesift-vet" || len(run.Tool.Driver.Rules) < 10 {
+		t.Errorf("driver: %+v", run.Tool.Driver)
+	}
+	for _, rule := range run.Tool.Driver.Rules {
+		if !strings.HasSuffix(rule.HelpURI, "#"+rule.ID) {
+			t.Errorf("rule %s: helpUri %s", rule.ID, rule.HelpURI)
+		}
+		if rule.ID == "LE9001" && rule.DefaultConfiguration.Level != "error" {
+			t.Errorf("LE9001: the config's severity override is not applied: %+v", rule)
+		}
+	}
+	fingerprints := map[string]string{} // fingerprint -> "rule line"
+	var suppressed, reported int
+	for _, res := range run.Results {
+		loc := res.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URI != "main.go" || loc.ArtifactLocation.URIBaseID != "SRCROOT" {
+			t.Errorf("location not relative to the module root: %+v", loc)
+		}
+		fp := res.PartialFingerprints["gatesift/v1"]
+		if fp == "" || fingerprints[fp] != "" {
+			t.Errorf("missing or duplicate fingerprint %q", fp)
+		}
+		fingerprints[fp] = fmt.Sprintf("%s %d", res.RuleID, loc.Region.StartLine)
+		if len(res.Suppressions) > 0 {
+			suppressed++
+			if s := res.Suppressions[0]; s.Kind != "inSource" || !strings.Contains(s.Justification, "deployment has 1 pod") || loc.Region.StartLine != 17 {
+				t.Errorf("suppression: %+v at line %d", s, loc.Region.StartLine)
+			}
+			continue
+		}
+		reported++
+		if res.RuleID == "LE1001" && loc.Region.StartLine == 10 {
+			if loc.Region.StartColumn != 12 || loc.Region.EndLine != 10 || len(res.RelatedLocations) == 0 || res.Level != "warning" {
+				t.Errorf("charge finding: %+v", res)
+			}
+		}
+	}
+	if suppressed != 1 || reported != 3 {
+		t.Errorf("want 3 reported results and 1 suppressed, got %d and %d", reported, suppressed)
+	}
+
+	// Fingerprints do not depend on line numbers: insert a blank line and a
+	// comment above everything and they stay the same.
+	writeFile(t, filepath.Join(dir, "main.go"), strings.Replace(directivesGo, "package main\n", "package main\n\n// Billing jobs.\n", 1))
+	vet(t, dir, "-format=sarif", "-o", out, "./...")
+	moved := readSARIF(t, schema, out)
+	if len(moved.Runs[0].Results) != len(run.Results) {
+		t.Fatalf("result count changed after inserting lines")
+	}
+	for _, res := range moved.Runs[0].Results {
+		fp := res.PartialFingerprints["gatesift/v1"]
+		before, ok := fingerprints[fp]
+		if !ok {
+			t.Errorf("fingerprint of %s at line %d changed when lines were inserted above it", res.RuleID, res.Locations[0].PhysicalLocation.Region.StartLine)
+		}
+		if before == fmt.Sprintf("%s %d", res.RuleID, res.Locations[0].PhysicalLocation.Region.StartLine) {
+			t.Errorf("%s did not move; the test inserts nothing", before)
+		}
+	}
+}
+
+func TestConfigOnOffAndBroken(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{
+		"main.go":        chargeGo,
+		".gatesift.yaml": "checks: [\"-LE1001\"]\n",
+	})
+	if r := vet(t, dir, "./..."); r.code != exitOK || len(findingLines(r.stdout, "LE1001")) != 0 {
+		t.Errorf("checks: [-LE1001] should silence LE1001; %v", r)
+	}
+	// The command line wins over the file.
+	if r := vet(t, dir, "-checks", "LE1001", "./..."); len(findingLines(r.stdout, "LE1001")) != 1 {
+		t.Errorf("-checks LE1001 should re-enable it; %v", r)
+	}
+
+	// A malformed file: exit 1, file:line: message, once.
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "checks: [\"-LE1001\"]\nchekcs: []\n")
+	writeFile(t, filepath.Join(dir, "sub", "sub.go"), "package sub\n")
+	r := vet(t, dir, "./...")
+	if r.code != exitTool || r.stdout != "" {
+		t.Fatalf("broken config: want exit 1 and no results; %v", r)
+	}
+	if n := strings.Count(r.stderr, ".gatesift.yaml:2:"); n != 1 {
+		t.Errorf("want the error once as .gatesift.yaml:2: ..., got %d times; %v", n, r)
+	}
+	// go vet reports it once too (from -V=full) and fails.
+	g := goVet(t, dir, "./...")
+	if g.code == 0 || strings.Count(g.stderr, ".gatesift.yaml:2:") != 1 {
+		t.Errorf("go vet with a broken config: want failure with the error once; %v", g)
+	}
+}
+
+func TestBaseline(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": chargeGo})
+	base := filepath.Join(dir, "baseline.json")
+	if r := vet(t, dir, "-write-baseline", base, "./..."); r.code != exitOK {
+		t.Fatalf("-write-baseline: %v", r)
+	}
+	data, err := os.ReadFile(base)
+	if err != nil || !bytes.Contains(data, []byte(`"version": 1`)) || !bytes.Contains(data, []byte("LE1001")) {
+		t.Fatalf("baseline file: %v\n%s", err, data)
+	}
+	if r := vet(t, dir, "-baseline", base, "./..."); r.code != exitOK || r.stdout != "" {
+		t.Errorf("re-run against the baseline: want no findings; %v", r)
+	}
+	// Written again for the same code, a baseline is byte-for-byte the same.
+	again := filepath.Join(dir, "again.json")
+	vet(t, dir, "-write-baseline", again, "./...")
+	if data2, _ := os.ReadFile(again); !bytes.Equal(data, data2) {
+		t.Errorf("baseline not stable:\n%s\n---\n%s", data, data2)
+	}
+
+	// Lines inserted above keep the old finding baselined; a new finding
+	// is the only one reported.
+	src := strings.Replace(chargeGo, "func main() {}", `func refund(ctx context.Context, db *sql.DB) {
+	t := time.NewTicker(time.Hour)
+	for range t.C {
+		db.ExecContext(ctx, "INSERT INTO refunds (amount) VALUES (1)")
+	}
+}
+
+func main() {}`, 1)
+	src = strings.Replace(src, "package main\n", "package main\n\n// Billing.\n", 1)
+	writeFile(t, filepath.Join(dir, "main.go"), src)
+	r := vet(t, dir, "-baseline", base, "./...")
+	got := findingLines(r.stdout, "LE1001")
+	if r.code != exitFindings || len(got) != 1 || !strings.Contains(got[0], "NewTicker") {
+		t.Errorf("want only the new NewTicker finding; %v", r)
+	}
+
+	missing := filepath.Join(dir, "nosuch.json")
+	if r := vet(t, dir, "-baseline", missing, "./..."); r.code != exitTool || !strings.Contains(r.stderr, "nosuch.json") {
+		t.Errorf("missing baseline: want exit 1 naming the file; %v", r)
+	}
+	writeFile(t, base, "{not json")
+	if r := vet(t, dir, "-baseline", base, "./..."); r.code != exitTool || !strings.Contains(r.stderr, "baseline.json") {
+		t.Errorf("corrupt baseline: want exit 1 naming the file; %v", r)
+	}
+}
+
+// go vet caches results keyed on the tool's -V=full answer and flags; the
+// config digest in that answer must make a config edit visible.
+func TestGoVetSeesConfigEdits(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{"main.go": chargeGo})
+	if g := goVet(t, dir, "./..."); !strings.Contains(g.stderr, chargePos) {
+		t.Fatalf("first go vet: want the finding; %v", g)
+	}
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "checks: [\"-LE1001\"]\n")
+	if g := goVet(t, dir, "./..."); g.code != 0 || strings.Contains(g.stderr, chargePos) {
+		t.Errorf("after disabling LE1001 in the config, go vet still reports it (stale cache?); %v", g)
+	}
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "checks: [\"LE1001\"]\n")
+	if g := goVet(t, dir, "./..."); !strings.Contains(g.stderr, chargePos) {
+		t.Errorf("after re-enabling LE1001, go vet does not report it; %v", g)
+	}
+}
+
+func TestConfigDigestAndVetFlags(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{
+		"main.go":        chargeGo,
+		".gatesift.yaml": "profile: default\n",
+	})
+	r := vet(t, dir, "-print-config-digest")
+	digest := strings.TrimSpace(r.stdout)
+	if r.code != exitOK || !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(digest) {
+		t.Fatalf("-print-config-digest: %v", r)
+	}
+	if r := vet(t, dir, "-config-digest", digest, "./..."); r.code != exitFindings {
+		t.Errorf("matching -config-digest: want a normal run; %v", r)
+	}
+	if g := goVet(t, dir, "-config-digest="+digest, "-checks=-LE1001", "./..."); g.code != 0 {
+		t.Errorf("go vet with our flags: want them accepted and LE1001 off; %v", g)
+	}
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "profile: strict\n")
+	if r := vet(t, dir, "-config-digest", digest, "./..."); r.code != exitTool || !strings.Contains(r.stderr, "configuration changed") {
+		t.Errorf("stale -config-digest: want exit 1; %v", r)
+	}
+	if g := goVet(t, dir, "-config-digest="+digest, "./..."); g.code == 0 || !strings.Contains(g.stderr, "configuration changed") {
+		t.Errorf("go vet with a stale -config-digest: want failure; %v", g)
+	}
+
+	v := vet(t, dir, "-V=full")
+	if !regexp.MustCompile(`^gatesift-vet version devel buildID=[0-9a-f]{64}\n$`).MatchString(v.stdout) {
+		t.Errorf("-V=full: %q", v.stdout)
+	}
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "profile: default\n")
+	if v2 := vet(t, dir, "-V=full"); v2.stdout == v.stdout {
+		t.Errorf("-V=full does not change when the config does")
+	}
+	f := vet(t, dir, "-flags")
+	for _, name := range []string{`"checks"`, `"profile"`, `"config"`, `"config-digest"`, `"json"`} {
+		if !strings.Contains(f.stdout, `"Name": `+name) {
+			t.Errorf("-flags does not list %s:\n%s", name, f.stdout)
+		}
+	}
+}
+
+func TestListExplainVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := vet(t, dir, "-list")
+	if r.code != exitOK || !regexp.MustCompile(`(?m)^LE1001\s+localsingleton\s+on\s+high\s+`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^LE3003\s+unfencedwrite\s+off\s+`).MatchString(r.stdout) {
+		t.Errorf("-list: %v", r)
+	}
+	r = vet(t, dir, "-list", "-json")
+	var rules []struct {
+		ID, Name, URL string
+		Default       bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rules); err != nil || len(rules) < 10 || rules[0].ID != "LE1001" {
+		t.Errorf("-list -json: %v %v", err, r)
+	}
+	r = vet(t, dir, "-explain", "LE3001")
+	if r.code != exitOK || !strings.Contains(r.stdout, "LE3001") {
+		t.Errorf("-explain LE3001: %v", r)
+	}
+	if r := vet(t, dir, "-explain", "localsingleton"); r.code != exitOK || !strings.Contains(r.stdout, "LE1001") {
+		t.Errorf("-explain by name: %v", r)
+	}
+	if r := vet(t, dir, "-explain", "LE0000"); r.code != exitTool || !strings.Contains(r.stderr, "LE0000") {
+		t.Errorf("-explain of an unknown rule: want exit 1; %v", r)
+	}
+	if r := vet(t, dir, "-version"); r.code != exitOK || !strings.HasPrefix(r.stdout, "gatesift-vet version ") {
+		t.Errorf("-version: %v", r)
+	}
+	if r := vet(t, dir, "-help"); r.code != exitOK || !strings.Contains(r.stderr, "Exit codes") {
+		t.Errorf("-help must document the exit codes: %v", r)
+	}
+}
+
+// A rule that panics becomes an internal-error finding for its package and
+// the run goes on: the other package's finding is still reported.
+func TestPanickingRule(t *testing.T) {
+	t.Parallel()
+	bin := binary(t, "gatesift_testhook")
+	dir := writeModule(t, map[string]string{
+		"main.go":      chargeGo,
+		"boom/boom.go": "package boom\n\nfunc F() {}\n",
+	})
+	r := execIn(t, dir, bin, "./...")
+	if r.code != exitFindings {
+		t.Fatalf("want exit 3; %v", r)
+	}
+	if !regexp.MustCompile(`(?m)^boom/boom\.go:1:9: internal error: rule LE\d{4} .*panicked on package example\.com/x/boom: .*nil map`).MatchString(r.stdout) {
+		t.Errorf("no internal-error finding for package boom; %v", r)
+	}
+	if len(findingLines(r.stdout, "LE1001")) != 1 {
+		t.Errorf("the other package's finding is lost; %v", r)
+	}
+}

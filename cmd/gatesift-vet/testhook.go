@@ -1,0 +1,45 @@
+//go:build gatesift_testhook
+
+package main
+
+// This file is compiled only into the binary the end-to-end tests build
+// with -tags gatesift_testhook: it adds a rule that panics on any package
+// named boom, to check that a panicking rule becomes an internal-error
+// finding and the run goes on.
+
+import (
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+	"github.com/gatesift/gatesift-vet/analyzers/suite"
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+func init() {
+	a := rule.New(rule.Spec{
+		ID: panickerID(),
+		Run: func(p *rule.Pass) error {
+			if p.Pkg.Name() == "boom" {
+				var m map[string]int
+				m["boom"]++ // a real runtime panic, not a panic(string)
+			}
+			return nil
+		},
+	})
+	testAnalyzers = func() []*analysis.Analyzer { return []*analysis.Analyzer{a} }
+}
+
+// panickerID borrows the registry entry of a default-on rule the suite does
+// not implement yet, so its findings are not confused with a real rule's.
+func panickerID() string {
+	have := map[string]bool{}
+	for _, a := range suite.All() {
+		have[a.Name] = true
+	}
+	for _, r := range signals.Rules {
+		if r.Default && !have[r.Name] {
+			return r.ID
+		}
+	}
+	return "LE1002"
+}
