@@ -421,6 +421,10 @@ func (c *checker) stopsWork(fd *ast.FuncDecl, stop ast.Expr, wrapper bool) (bool
 		if stops {
 			return false
 		}
+		if _, ok := n.(*ast.SendStmt); ok {
+			stops = true // tells someone (errChan <- lost): they may stop the work
+			return false
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true

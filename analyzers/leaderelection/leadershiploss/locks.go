@@ -132,7 +132,7 @@ func (c *checker) discarded(body *ast.BlockStmt, stmt ast.Stmt, call *ast.CallEx
 		}
 		return
 	}
-	if leadership.Kind(c.p.KB, fn, "acquire-result") == nil {
+	if leadership.Kind(c.p.KB, fn, "acquire-result") == nil && !lockLikeAcquire(fn) {
 		return
 	}
 	sig, ok := fn.Type().(*types.Signature)
@@ -181,7 +181,7 @@ func (c *checker) workAfter(body *ast.BlockStmt, stmt ast.Stmt) ast.Node {
 // statement).
 func (c *checker) renewal(call *ast.CallExpr, _ []ast.Expr, _ ast.Node) {
 	fn := c.callee(call)
-	if fn == nil || leadership.Kind(c.p.KB, fn, "renew") == nil {
+	if fn == nil || !c.isRenew(fn) {
 		return
 	}
 	c.p.Reportf(call, nil,
@@ -204,7 +204,7 @@ func (c *checker) renewalIf(body *ast.BlockStmt, ifs *ast.IfStmt) {
 			return
 		}
 		fn := c.callee(cl)
-		if fn == nil || leadership.Kind(c.p.KB, fn, "renew") == nil {
+		if fn == nil || !c.isRenew(fn) {
 			return
 		}
 		call = cl
@@ -279,7 +279,7 @@ func (c *checker) onlyLogs(b *ast.BlockStmt) bool {
 		if fn == nil || fn.Pkg() == nil {
 			return false
 		}
-		if !logging(fn.Pkg().Path()) && !isLoggerMethod(fn) {
+		if !logging(fn.Pkg().Path()) && !isLoggerMethod(fn) && !projectLogger(fn) {
 			return false
 		}
 		for _, p := range []string{"Fatal", "Panic", "DPanic", "Exit"} {
@@ -322,3 +322,88 @@ func recvName(fn *types.Func) string {
 }
 
 var _ = token.NoPos
+
+// isRenew reports whether fn renews a lock or lease: a knowledge-base entry
+// of kind renew, or a method named Heartbeat, Renew, Refresh, Extend or
+// KeepAlive (and their Xxx forms) of a type that also has Lock and Unlock
+// (or Acquire and Release) methods, i.e. a lock's own renewal.
+func (c *checker) isRenew(fn *types.Func) bool {
+	if leadership.Kind(c.p.KB, fn, "renew") != nil {
+		return true
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg().Path() == "sync" {
+		return false
+	}
+	named := false
+	for _, p := range []string{"Heartbeat", "Renew", "Refresh", "Extend", "KeepAlive"} {
+		if workNamePrefix(fn.Name(), p) {
+			named = true
+		}
+	}
+	if !named {
+		return false
+	}
+	t := sig.Recv().Type()
+	has := func(name string) bool {
+		obj, _, _ := types.LookupFieldOrMethod(t, true, fn.Pkg(), name)
+		_, ok := obj.(*types.Func)
+		return ok
+	}
+	return (has("Lock") && has("Unlock")) || (has("Acquire") && has("Release"))
+}
+
+// lockLikeAcquire reports whether fn is a method named Lock, TryLock,
+// Acquire, TryAcquire or Obtain that returns a bool: whether the lock was
+// taken (gocron's Locker.Lock(key) (bool, error) and its many copies).
+func lockLikeAcquire(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg().Path() == "sync" {
+		return false
+	}
+	switch fn.Name() {
+	case "Lock", "TryLock", "Acquire", "TryAcquire", "Obtain":
+	default:
+		return false
+	}
+	for i := 0; i < sig.Results().Len(); i++ {
+		if b, ok := sig.Results().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+			return true
+		}
+	}
+	return false
+}
+
+func workNamePrefix(name, p string) bool {
+	rest, ok := strings.CutPrefix(name, p)
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	r := rest[0]
+	return r >= 'A' && r <= 'Z'
+}
+
+// projectLogger recognises a project's own logging helpers: a function or
+// method with a logging verb for a name, in a package whose last path
+// element is a logger's (internal/common/logger.Error(ctx, msg)).
+func projectLogger(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	last := path[strings.LastIndex(path, "/")+1:]
+	switch last {
+	case "log", "logger", "logging", "logs", "logutil", "xlog", "applog":
+	default:
+		return false
+	}
+	for _, v := range []string{"Debug", "Info", "Warn", "Error", "Print", "Log", "Trace", "Notice"} {
+		if strings.HasPrefix(fn.Name(), v) {
+			return true
+		}
+	}
+	return false
+}

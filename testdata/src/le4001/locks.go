@@ -129,3 +129,58 @@ func refreshGood(ctx context.Context, l *redislock.Lock, work func(context.Conte
 	}()
 	work(ctx)
 }
+
+// A project's own lock type: the renewal is recognised because the type
+// also has Lock and Unlock.
+type DirLock interface {
+	Lock(ctx context.Context) error
+	Unlock() error
+	Heartbeat(ctx context.Context) error
+}
+
+type scheduler struct {
+	dirLock DirLock
+	quit    chan struct{}
+}
+
+func (s *scheduler) startHeartbeat(ctx context.Context) {
+	ticker := time.NewTicker(7 * time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := s.dirLock.Heartbeat(ctx); err != nil { // want `the failure of \(le4001.DirLock\).Heartbeat is only logged while the work continues`
+				log.Printf("failed to send heartbeat for scheduler lock: %v", err)
+			}
+		}
+	}
+}
+
+// Not a lock: a cache refresh whose failure is only logged is fine.
+type cache struct{}
+
+func (c *cache) Refresh(ctx context.Context) error { return nil }
+
+func refreshCache(ctx context.Context, c *cache) {
+	for range time.Tick(time.Minute) {
+		if err := c.Refresh(ctx); err != nil {
+			log.Printf("refresh cache: %v", err)
+		}
+	}
+}
+
+// A project's Locker with a bool result, like gocron's.
+type Locker interface {
+	Lock(key string) (bool, error)
+	Unlock(key string) error
+}
+
+func runLocked(l Locker, key string, job func()) {
+	l.Lock(key) // want `the result of \(le4001.Locker\).Lock is discarded and the work runs anyway`
+	defer l.Unlock(key)
+	go job()
+}
