@@ -403,6 +403,9 @@ func (c *checker) stopsWork(fd *ast.FuncDecl, stop ast.Expr, wrapper bool) (bool
 		return false, "OnStoppedLeading is nil"
 	}
 	var body *ast.BlockStmt
+	if lit := c.closure(fd, stop); lit != nil {
+		stop = lit
+	}
 	switch s := stop.(type) {
 	case *ast.FuncLit:
 		body = s.Body
@@ -503,6 +506,59 @@ func bookkeeping(path string) bool {
 		path == "time" || path == "strings" || path == "errors"
 }
 
+// closure resolves e to a function literal: e itself, or a local variable
+// of fd assigned exactly once, with a function literal (run := func(ctx
+// context.Context) {...}).
+func (c *checker) closure(fd *ast.FuncDecl, e ast.Expr) *ast.FuncLit {
+	e = ast.Unparen(e)
+	if lit, ok := e.(*ast.FuncLit); ok {
+		return lit
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok || fd == nil || fd.Body == nil {
+		return nil
+	}
+	v, _ := c.info.Uses[id].(*types.Var)
+	if v == nil || v.Pos() < fd.Pos() || v.Pos() >= fd.End() {
+		return nil
+	}
+	var lit *ast.FuncLit
+	n := 0
+	ast.Inspect(fd.Body, func(node ast.Node) bool {
+		switch node := node.(type) {
+		case *ast.AssignStmt:
+			for i, l := range node.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && (c.info.Defs[lid] == v || c.info.Uses[lid] == v) {
+					n++
+					if len(node.Rhs) == len(node.Lhs) {
+						lit, _ = ast.Unparen(node.Rhs[i]).(*ast.FuncLit)
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, nm := range node.Names {
+				if c.info.Defs[nm] == v {
+					n++
+					if i < len(node.Values) {
+						lit, _ = ast.Unparen(node.Values[i]).(*ast.FuncLit)
+					}
+				}
+			}
+		case *ast.UnaryExpr:
+			if node.Op == token.AND {
+				if uid, ok := node.X.(*ast.Ident); ok && c.info.Uses[uid] == v {
+					n += 2 // address taken: may be reassigned
+				}
+			}
+		}
+		return true
+	})
+	if n != 1 {
+		return nil
+	}
+	return lit
+}
+
 // isLoggerValue reports whether a call returns a logger (setup.Logger.WithName).
 func (c *checker) isLoggerValue(call *ast.CallExpr) bool {
 	n := leadership.NamedOf(c.info.TypeOf(call))
@@ -526,7 +582,11 @@ func (c *checker) funcOf(e ast.Expr) (*types.Func, bool) {
 // checkSite checks the start callback of a site against its stop callback.
 func (c *checker) checkSite(s *site) {
 	var cb *callback
-	switch st := ast.Unparen(s.start).(type) {
+	start := ast.Unparen(s.start)
+	if lit := c.closure(s.fd, start); lit != nil {
+		start = lit
+	}
+	switch st := start.(type) {
 	case *ast.FuncLit:
 		if c.checked[st] {
 			return
@@ -635,5 +695,3 @@ func calleeName(call *ast.CallExpr) string {
 	}
 	return "work"
 }
-
-var _ = token.NoPos

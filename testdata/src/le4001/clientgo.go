@@ -178,3 +178,33 @@ func runStored(ctx context.Context, r *reconciler) {
 		},
 	})
 }
+
+// The callback is a closure in a variable, as kube components write it.
+func runClosure(r *reconciler) {
+	ctx := context.Background()
+	run := func(lctx context.Context) {
+		go r.Run(ctx, 3) // want `leader callback starts r.Run with ctx, a context captured from runClosure`
+		<-lctx.Done()
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("j"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: run,
+			OnStoppedLeading: func() { klog.Info("leader lost") },
+		},
+	})
+}
+
+// The same closure with a stop closure that exits: silent.
+func runClosureExit(r *reconciler) {
+	ctx := context.Background()
+	run := func(context.Context) { r.Run(ctx, 3) }
+	stop := func() { klog.Fatalf("leaderelection lost") }
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("k"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: run,
+			OnStoppedLeading: stop,
+		},
+	})
+}
