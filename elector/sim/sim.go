@@ -65,23 +65,39 @@ type Config struct {
 }
 
 // Default is a hostile configuration under which the elector must stay safe.
+// Seeds vary the number of candidates (2 to 6) and alternate between the
+// default timing and a tight one with small margins (a 2 s lease, as the
+// fault tests against real servers use); faults scale with the lease.
 func Default(seed uint64) Config {
 	tm := elector.DefaultTiming()
+	if seed%2 == 0 {
+		tm = elector.Timing{
+			LeaseDuration: 2 * time.Second,
+			RenewInterval: 400 * time.Millisecond,
+			RetryInterval: 250 * time.Millisecond,
+			DriftBound:    40 * time.Millisecond,
+			StopBudget:    100 * time.Millisecond,
+		}
+	}
+	// scale turns a duration meant for a 15 s lease into one for tm.
+	scale := func(d time.Duration) time.Duration {
+		return time.Duration(float64(d) * float64(tm.LeaseDuration) / float64(15*time.Second))
+	}
 	return Config{
 		Seed:          seed,
-		Candidates:    4,
-		Duration:      3 * time.Minute,
+		Candidates:    2 + int(seed%5),
+		Duration:      scale(3 * time.Minute),
 		Timing:        tm,
 		MaxDriftRate:  float64(tm.DriftBound) / float64(tm.LeaseDuration),
 		DropRate:      0.1,
 		DelayRate:     0.3,
-		MaxDelay:      2 * time.Second,
+		MaxDelay:      scale(2 * time.Second),
 		Pauses:        2,
-		MaxPause:      20 * time.Second,
+		MaxPause:      scale(20 * time.Second),
 		Partitions:    1,
-		MaxPartition:  25 * time.Second,
+		MaxPartition:  scale(25 * time.Second),
 		CrashRate:     0.5,
-		MaxDowntime:   20 * time.Second,
+		MaxDowntime:   scale(20 * time.Second),
 		Resigns:       2,
 		StoreRestarts: 1,
 	}

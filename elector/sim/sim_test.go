@@ -81,6 +81,7 @@ func TestBrokenDeadlineCaught(t *testing.T) {
 			for seed := uint64(1); seed <= 200; seed++ {
 				cfg := sim.Default(seed)
 				cfg.Unsafe = u
+				cfg.DelayRate = 0.5 // late answers are what response anchoring mishandles
 				rep := run(t, cfg)
 				if len(rep.Violations) > 0 {
 					if caught == 0 {
