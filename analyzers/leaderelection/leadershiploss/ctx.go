@@ -37,7 +37,11 @@ type callback struct {
 
 	defs      map[*types.Var][]ast.Expr // values assigned inside the callback
 	cancelOf  map[*types.Var]*types.Var // ctx var -> its cancel func var
-	deferred  map[*types.Var]bool       // cancel funcs called in a defer
+	deferred  map[*types.Var]bool       // cancel funcs called (or handed on) in the callback
+	closed    map[*types.Var]bool       // channels closed or sent on in the callback
+	outer     *ast.FuncDecl             // the enclosing declaration, if any
+	later     []ast.Node                // defer statements and function literals
+	waits     []token.Pos               // receives from the leader's Done()
 	visiting  map[*types.Var]bool
 	reported  map[token.Pos]bool
 	outerName string // the enclosing function's name, for messages
@@ -49,6 +53,7 @@ func newCallback(c *checker, scope ast.Node, typ *ast.FuncType, body *ast.BlockS
 		defs:     map[*types.Var][]ast.Expr{},
 		cancelOf: map[*types.Var]*types.Var{},
 		deferred: map[*types.Var]bool{},
+		closed:   map[*types.Var]bool{},
 		visiting: map[*types.Var]bool{},
 		reported: map[token.Pos]bool{},
 	}
@@ -115,6 +120,27 @@ func (cb *callback) index() {
 			}
 		}
 	}
+	// where the callback waits for the leader context, and the deferred or
+	// asynchronous regions
+	ast.Inspect(cb.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			cb.later = append(cb.later, n)
+		case *ast.FuncLit:
+			cb.later = append(cb.later, n)
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW && cb.leader != nil {
+				if call, ok := ast.Unparen(n.X).(*ast.CallExpr); ok {
+					if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
+						if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && info.Uses[id] == cb.leader {
+							cb.waits = append(cb.waits, n.Pos())
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
 	ast.Inspect(cb.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -127,19 +153,87 @@ func (cb *callback) index() {
 			if len(n.Values) > 0 {
 				assign(lhs, n.Values)
 			}
-		case *ast.DeferStmt:
-			// defer cancel() or defer func() { ...; cancel() }()
-			ast.Inspect(n.Call, func(m ast.Node) bool {
-				if call, ok := m.(*ast.CallExpr); ok {
-					if v := varOf(call.Fun); v != nil {
+		case *ast.CallExpr:
+			// defer cancel(), go watch(ctx, cancel), or cancel() once the
+			// leader context is done: the callback ends that context
+			// itself; close(stopCh) likewise
+			if v := varOf(n.Fun); v != nil && cb.endsWithLeadership(n.Pos()) {
+				cb.deferred[v] = true
+			}
+			isClose := false
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "close" {
+					isClose = true
+				}
+			}
+			for _, a := range n.Args {
+				if v := varOf(a); v != nil {
+					if isClose && !cb.endsWithLeadership(n.Pos()) {
+						continue
+					}
+					if isClose {
+						cb.closed[v] = true
+					} else if _, isSig := v.Type().Underlying().(*types.Signature); isSig {
 						cb.deferred[v] = true
 					}
 				}
-				return true
-			})
+			}
+		case *ast.SendStmt:
+			if v := varOf(n.Chan); v != nil {
+				cb.closed[v] = true
+			}
 		}
 		return true
 	})
+}
+
+// endsWithLeadership reports whether a call at pos runs when the callback
+// returns or asynchronously (in a defer or a function literal), or after the
+// callback has waited for the leader context to end.
+func (cb *callback) endsWithLeadership(pos token.Pos) bool {
+	for _, n := range cb.later {
+		if n.Pos() <= pos && pos < n.End() {
+			return true
+		}
+	}
+	for _, w := range cb.waits {
+		if w < pos {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelledHere reports whether a context captured from the enclosing
+// declaration has its cancel function called (or handed on) inside the
+// callback: ctx, cancel := context.WithCancel(...) outside, cancel() inside.
+func (cb *callback) cancelledHere(v *types.Var) bool {
+	if cb.outer == nil || cb.outer.Body == nil || !isContext(v.Type()) {
+		return false
+	}
+	info := cb.c.info
+	found := false
+	ast.Inspect(cb.outer.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return !found
+		}
+		id, ok := as.Lhs[0].(*ast.Ident)
+		if !ok || (info.Defs[id] != v && info.Uses[id] != v) {
+			return true
+		}
+		if cid, ok := as.Lhs[1].(*ast.Ident); ok {
+			cv, _ := info.Defs[cid].(*types.Var)
+			if cv == nil {
+				cv, _ = info.Uses[cid].(*types.Var)
+			}
+			if cv != nil && cb.deferred[cv] {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 func (cb *callback) inScope(pos token.Pos) bool {
@@ -255,6 +349,9 @@ func (cb *callback) classifyVar(v *types.Var) verdict {
 	}
 	if !isContext(v.Type()) && !isStopChan(v.Type()) {
 		return verdict{}
+	}
+	if cb.closed[v] || cb.cancelledHere(v) {
+		return verdict{} // the callback stops it itself
 	}
 	if v.Parent() != nil && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() {
 		return verdict{wrong, fmt.Sprintf("%s, a package-level %s", v.Name(), kindOf(v.Type()))}

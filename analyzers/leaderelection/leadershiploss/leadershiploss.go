@@ -607,6 +607,7 @@ func (c *checker) checkSite(s *site) {
 	}
 	if s.fd != nil {
 		cb.outerName = s.fd.Name.Name
+		cb.outer = s.fd
 	}
 	stops, why := c.stopsWork(s.fd, s.stop, false)
 	if stops || s.stopsAny {

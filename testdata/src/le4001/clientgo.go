@@ -208,3 +208,38 @@ func runClosureExit(r *reconciler) {
 		},
 	})
 }
+
+// The callback cancels the work's context itself once leadership ends.
+func runCancelInside(r *reconciler) {
+	leaderelection.RunOrDie(context.Background(), leaderelection.LeaderElectionConfig{
+		Lock: newLock("l"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				workCtx, cancel := context.WithCancel(context.Background())
+				go r.Run(workCtx, 2)
+				<-ctx.Done()
+				cancel()
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// A captured stop channel that the callback closes when leadership ends.
+func runCloseInside(r *reconciler) {
+	stopCh := make(chan struct{})
+	workCtx, cancelWork := context.WithCancel(context.Background())
+	leaderelection.RunOrDie(context.Background(), leaderelection.LeaderElectionConfig{
+		Lock: newLock("m"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				go r.Start(stopCh)
+				go r.RunWithContext(workCtx)
+				<-ctx.Done()
+				close(stopCh)
+				cancelWork()
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
