@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
 	"github.com/gatesift/gatesift-vet/elector/memstore"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // reconcile stands for the job every replica used to run on its own ticker.
@@ -69,4 +74,49 @@ func ExampleTiming_Explain() {
 	// tolerated clock rate error vs the store: 3.33%
 	// worst-case crash failover: 17.4s (lease + jittered retry; plus the store's ttl rounding)
 	// worst-case graceful handover: 1s with a watching store, 3.4s polling (plus store round trips)
+}
+
+// A service wires the candidate into its process: shutdown on SIGTERM
+// releases the lease, probes and metrics are served, and events are logged.
+func Example_service() {
+	store := memstore.New() // pgstore / etcdstore / redisstore in production
+	c, err := elector.New(store, "nightly-export",
+		elector.WithLogger(slog.Default()),
+		elector.WithMetrics(prometheus.DefaultRegisterer),
+	)
+	if err != nil {
+		slog.Error("elector", "error", err)
+		os.Exit(1)
+	}
+	slog.Info("elector timing", "model", c.Timing().String())
+
+	mux := http.NewServeMux()
+	mux.Handle("/healthz", c.HealthHandler())  // liveness: Run still competing
+	mux.Handle("/leader", c.LeaderHandler())   // 200 only on the leader
+	mux.Handle("/metrics", promhttp.Handler()) // elector_is_leader, elector_token, ...
+	go func() { _ = http.ListenAndServe("localhost:8080", mux) }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_ = c.Run(ctx, func(ctx context.Context, lease elector.Lease) error {
+		// export, passing lease.Token() with every write
+		<-ctx.Done()
+		return nil
+	})
+}
+
+// Observing who leads, without competing, e.g. for a status page.
+func ExampleObserve() {
+	store := memstore.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := store.Acquire(ctx, "reconciler", "host-a", time.Minute); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = elector.Observe(ctx, store, "reconciler", time.Second, func(r elector.Record) {
+		fmt.Printf("leader %s, token %d, held %v\n", r.Holder, r.Token, r.Held)
+	})
+	// Output:
+	// leader host-a, token 1, held true
 }

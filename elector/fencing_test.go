@@ -17,8 +17,9 @@ func ExampleFenceSQL() {
 	cond, set, arg := elector.FenceSQL("fence_token", 2, token)
 	query := "UPDATE jobs SET state = $1, " + set + " WHERE id = $3 AND " + cond
 	fmt.Println(query)
-	fmt.Println("args: state,", arg, ", id")
 	// Zero rows affected means a newer leader has written: stop working.
+	fmt.Println("args: state,", arg, ", id")
+
 	// Output:
 	// UPDATE jobs SET state = $1, fence_token = $2 WHERE id = $3 AND fence_token <= $2
 	// args: state, 42 , id
