@@ -41,6 +41,14 @@ func (c *checker) checkLocks(files []*ast.File) {
 // checkBody checks the statements of one function body, not descending into
 // nested function literals (they are bodies of their own).
 func (c *checker) checkBody(body *ast.BlockStmt, used map[types.Object]bool) {
+	prev := map[ast.Stmt]ast.Stmt{}
+	inspect(body, func(n ast.Node, _ int) {
+		if b, ok := n.(*ast.BlockStmt); ok {
+			for i := 1; i < len(b.List); i++ {
+				prev[b.List[i]] = b.List[i-1]
+			}
+		}
+	})
 	inspect(body, func(n ast.Node, loops int) {
 		switch n := n.(type) {
 		case *ast.ExprStmt:
@@ -55,7 +63,7 @@ func (c *checker) checkBody(body *ast.BlockStmt, used map[types.Object]bool) {
 				}
 			}
 		case *ast.IfStmt:
-			c.renewalIf(body, n)
+			c.renewalIf(prev, n)
 			if loops == 0 {
 				c.checkOnce(body, n)
 			}
@@ -119,11 +127,15 @@ func (c *checker) discarded(body *ast.BlockStmt, stmt ast.Stmt, call *ast.CallEx
 	if fn == nil {
 		return
 	}
+	lost := leadership.Kind(c.p.KB, fn, "lost-channel")
+	if lost == nil && leadership.Kind(c.p.KB, fn, "acquire-result") == nil && !lockLikeAcquire(fn) {
+		return
+	}
 	work := c.workAfter(body, stmt)
 	if work == nil {
 		return
 	}
-	if a := leadership.Kind(c.p.KB, fn, "lost-channel"); a != nil {
+	if a := lost; a != nil {
 		idx, _ := a.Arg("lost")
 		if discardedResult(lhs, idx, c.info, used) {
 			c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(work, "the work that keeps running after the lock is lost")},
@@ -191,7 +203,7 @@ func (c *checker) renewal(call *ast.CallExpr, _ []ast.Expr, _ ast.Node) {
 
 // renewalIf reports `if err := renew(); err != nil { log... }` and the
 // two-statement form, when the failure branch only logs.
-func (c *checker) renewalIf(body *ast.BlockStmt, ifs *ast.IfStmt) {
+func (c *checker) renewalIf(prev map[ast.Stmt]ast.Stmt, ifs *ast.IfStmt) {
 	var call *ast.CallExpr
 	var results []*types.Var
 	fromAssign := func(s ast.Stmt) {
@@ -222,19 +234,8 @@ func (c *checker) renewalIf(body *ast.BlockStmt, ifs *ast.IfStmt) {
 	}
 	if ifs.Init != nil {
 		fromAssign(ifs.Init)
-	} else {
-		// the statement just before the if in its block
-		inspect(body, func(n ast.Node, _ int) {
-			b, ok := n.(*ast.BlockStmt)
-			if !ok {
-				return
-			}
-			for i, s := range b.List {
-				if s == ifs && i > 0 {
-					fromAssign(b.List[i-1])
-				}
-			}
-		})
+	} else if p := prev[ifs]; p != nil {
+		fromAssign(p) // the statement just before the if in its block
 	}
 	if call == nil || len(results) == 0 {
 		return
