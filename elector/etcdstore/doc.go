@@ -30,6 +30,17 @@
 //   - Watch is a clientv3 watch on the key, started from the revision read
 //     when Watch was called, so no change after Watch returns is missed.
 //
+// # Costs
+//
+// Acquire of a free lease is a read, a lease grant and a transaction: two
+// raft commits, where concurrency.Election's standby, whose key is already
+// queued, needs none after the leader's delete. A fresh lease per term is
+// what makes Renew and Release term-scoped, so a handover costs one or two
+// fsyncs more than etcd's own election (BenchmarkHandover against
+// BenchmarkPeerElectionHandover). Acquire on a held lease is one read, so a
+// polling standby does not write. Renew is a keepalive (leader-local, no
+// raft commit) and a read.
+//
 // # Fencing at the resource
 //
 // Store.Fence returns the comparisons CreateRevision(key) == token and
