@@ -55,6 +55,7 @@
 //	-list                 the rule registry (with -json: as JSON)
 //	-explain RULE         a rule's documentation (unknown rule: exit 1)
 //	-test                 load test packages too (default true)
+//	-cpuprofile FILE      write a CPU profile of the run
 //	-V, -version          the version; -V=full is the go vet protocol
 //
 // # Exit codes

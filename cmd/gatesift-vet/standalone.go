@@ -185,10 +185,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 
 	if len(res.errors) > 0 {
 		// The findings that were computed are out; the failure is still a
-		// tool failure, whatever the format.
-		if o.format == "text" {
-			printErrors(stderr, res)
-		}
+		// tool failure, whatever the format, and logged for CI.
+		printErrors(stderr, res)
 		return exitTool
 	}
 	if len(res.findings) > 0 && (o.format == "text" || o.failOnFindings) {
@@ -286,11 +284,20 @@ func shortenPaths(msg, cwd string) string {
 	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
 }
 
+// printErrors prints each distinct analysis error once. The actions that
+// failed only because a prerequisite did are left out when the cause is
+// printed.
 func printErrors(w io.Writer, res *results) {
+	causes := false
+	for _, e := range res.errors {
+		if !strings.HasPrefix(e.err, "failed prerequisites") {
+			causes = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, e := range res.errors {
 		m := shortenPaths(e.err, res.cwd)
-		if seen[m] {
+		if seen[m] || causes && strings.HasPrefix(m, "failed prerequisites") {
 			continue
 		}
 		seen[m] = true
