@@ -73,6 +73,7 @@ type site struct {
 	stopKey  ast.Node      // where the stop callback (or its absence) is
 	stopsAny bool          // a wrapper's own loss handling stops the work
 	via      string        // the election API
+	ctxOnly  bool          // no stop callback: the work's context is the only signal
 	node     ast.Node      // the literal or the wrapper call
 }
 
@@ -266,6 +267,15 @@ func (c *checker) sites(files []*ast.File) []*site {
 					out = append(out, s)
 				}
 			case *ast.CallExpr:
+				if fn := c.callee(n); fn != nil {
+					// an election that runs its work callback on a context
+					// it cancels when leadership ends (elector's Candidate.Run)
+					if a := leadership.Kind(c.p.KB, fn, "start-call"); a != nil {
+						if i, ok := a.Arg("fn"); ok && i < len(n.Args) {
+							out = append(out, &site{fd: fd, start: n.Args[i], node: n, stopKey: n, ctxOnly: true, via: apiName(fn)})
+						}
+					}
+				}
 				if fw := c.forwards(c.callee(n)); fw != nil && fw.Start < len(n.Args) {
 					s := &site{fd: fd, start: n.Args[fw.Start], node: n, stopsAny: fw.StopsWork, via: fw.Via, stopKey: n}
 					if fw.Stop >= 0 && fw.Stop < len(n.Args) {
@@ -617,8 +627,8 @@ func (c *checker) checkSite(s *site) {
 	if cb.leader != nil {
 		related = append(related, rule.Related(c.leaderIdent(cb), "the leader context, cancelled when this replica loses the lease"))
 	}
-	if s.stop != nil {
-		related = append(related, rule.Related(s.stopKey, "%s: nothing stops the work when the lease is lost", why))
+	if s.ctxOnly {
+		related = append(related, rule.Related(s.stopKey, "%s ends leadership only by cancelling the work's context", s.via))
 	} else {
 		related = append(related, rule.Related(s.stopKey, "%s: nothing stops the work when the lease is lost", why))
 	}
