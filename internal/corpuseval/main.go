@@ -127,6 +127,9 @@ func main() {
 			logf("analyzing %s in %s", strings.Join(g.packages, " "), g.module)
 			a = analyze(ctx, *tool, dir, g.packages, *strict, *timeout)
 		}
+		if a.Elapsed > 0 {
+			logf("  %d findings in %.1fs", len(a.Findings), a.Elapsed.Seconds())
+		}
 		mr.AnalyzeSeconds = a.Elapsed.Seconds()
 		mr.Findings = len(a.Findings)
 		mr.AnalyzerErrors = a.AnalyzerErrors
