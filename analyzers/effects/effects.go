@@ -75,6 +75,9 @@ type Result struct {
 	kb      *signals.Knowledge
 	decls   map[*types.Func]*ast.FuncDecl
 	summary map[*types.Func]*Summary
+
+	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
+	imported map[string]*types.Package // every package below this one
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -350,6 +353,10 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 	}
 	if a := r.kb.Match(signals.Effects, fn); a != nil {
 		r.classify(call, fn, a, &ev)
+		return ev, nil
+	}
+	if a, known := r.facade(fn); a != nil {
+		r.classify(call, known, a, &ev)
 		return ev, nil
 	}
 	if fn.Pkg() == nil {

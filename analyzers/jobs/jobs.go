@@ -111,12 +111,12 @@ type finder struct {
 	distributedPkgs  map[string]bool // scheduler packages configured with a distributed option
 }
 
-func run(pass *analysis.Pass) (_ any, err error) {
+func run(pass *analysis.Pass) (res any, err error) {
 	out := new(Result)
 	defer func() {
 		if x := recover(); x != nil {
 			out.Jobs, out.failure = nil, fmt.Sprintf("jobs analysis panicked: %v (%s)", x, stackTop())
-			err = nil
+			res, err = out, nil
 		}
 	}()
 	settings, err := settingsFor(pass)
@@ -158,6 +158,7 @@ func run(pass *analysis.Pass) (_ any, err error) {
 	}
 	f.prepare()
 	f.find()
+	f.registrationWrappers()
 	f.findWrapperCalls()
 	return out, nil
 }
