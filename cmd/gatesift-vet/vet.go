@@ -162,7 +162,20 @@ func prescan(args []string, pre *commonFlags) bool {
 	}
 	fs.String("c", "", "")
 	fs.String("tags", "", "")
-	return fs.Parse(args) == nil
+	// A flag a newer x/tools adds must not make the -config-digest check
+	// silently disappear: learn it as a boolean and parse again.
+	for range 20 {
+		err := fs.Parse(args)
+		if err == nil {
+			return true
+		}
+		name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+		if !ok || fs.Lookup(name) != nil {
+			return false
+		}
+		fs.Bool(name, false, "")
+	}
+	return false
 }
 
 // isDependency reports whether the *.cfg unit asks for facts only
