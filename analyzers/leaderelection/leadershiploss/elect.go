@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -142,7 +143,7 @@ func (c *checker) campaign(body *ast.BlockStmt, call *ast.CallExpr) {
 		case *ast.GoStmt:
 			work = n
 		case *ast.CallExpr:
-			if c.isWork(n, false) {
+			if c.isWork(n, false) || c.takesContext(n, leadershipPkg(c.callee(mkSess))) {
 				work = n
 			}
 		case *ast.ForStmt:
@@ -164,6 +165,31 @@ func (c *checker) campaign(body *ast.BlockStmt, call *ast.CallExpr) {
 	},
 		"leader work after etcd Campaign never observes the session's end (%s.Done() or %s.Ctx()): when the lease expires (partition, long GC pause) another replica wins the election while this one keeps working, so on N replicas two leaders act at once; run the work on a context cancelled when %s.Done() closes, or use the elector package",
 		sess.Name(), sess.Name(), sess.Name())
+}
+
+// takesContext reports whether call passes a context to something other
+// than the election's own package or a logger: leader work.
+func (c *checker) takesContext(call *ast.CallExpr, electionPkg string) bool {
+	fn := c.callee(call)
+	if fn != nil && fn.Pkg() != nil {
+		path := fn.Pkg().Path()
+		if path == electionPkg || path == "context" || logging(path) || isLoggerMethod(fn) || projectLogger(fn) {
+			return false
+		}
+		if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+			// methods of the election's client (clientv3) are bookkeeping
+			if n := leadership.NamedOf(sig.Recv().Type()); n != nil && n.Obj().Pkg() != nil &&
+				strings.HasPrefix(electionPkg, n.Obj().Pkg().Path()) {
+				return false
+			}
+		}
+	}
+	for _, a := range call.Args {
+		if isContext(c.info.TypeOf(a)) {
+			return true
+		}
+	}
+	return false
 }
 
 func leadershipPkg(fn *types.Func) string {

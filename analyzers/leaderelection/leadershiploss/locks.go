@@ -63,7 +63,7 @@ func (c *checker) checkBody(body *ast.BlockStmt, used map[types.Object]bool) {
 				}
 			}
 		case *ast.IfStmt:
-			c.renewalIf(prev, n)
+			c.renewalIf(body, prev, n)
 			if loops == 0 {
 				c.checkOnce(body, n)
 			}
@@ -203,8 +203,9 @@ func (c *checker) renewal(call *ast.CallExpr, _ []ast.Expr, _ ast.Node) {
 
 // renewalIf reports `if err := renew(); err != nil { log... }` and the
 // two-statement form, when the failure branch only logs.
-func (c *checker) renewalIf(prev map[ast.Stmt]ast.Stmt, ifs *ast.IfStmt) {
+func (c *checker) renewalIf(body *ast.BlockStmt, prev map[ast.Stmt]ast.Stmt, ifs *ast.IfStmt) {
 	var call *ast.CallExpr
+	acquire := false
 	var results []*types.Var
 	fromAssign := func(s ast.Stmt) {
 		as, ok := s.(*ast.AssignStmt)
@@ -216,7 +217,14 @@ func (c *checker) renewalIf(prev map[ast.Stmt]ast.Stmt, ifs *ast.IfStmt) {
 			return
 		}
 		fn := c.callee(cl)
-		if fn == nil || !c.isRenew(fn) {
+		if fn == nil {
+			return
+		}
+		if c.isRenew(fn) {
+			acquire = false
+		} else if leadership.Kind(c.p.KB, fn, "acquire-result") != nil || lockLikeAcquire(fn) {
+			acquire = true
+		} else {
 			return
 		}
 		call = cl
@@ -255,6 +263,16 @@ func (c *checker) renewalIf(prev map[ast.Stmt]ast.Stmt, ifs *ast.IfStmt) {
 		return
 	}
 	fn := c.callee(call)
+	if acquire {
+		work := c.workAfter(body, ifs)
+		if work == nil {
+			return
+		}
+		c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(ifs.Body, "the failure is only logged"), rule.Related(work, "runs whether or not the lock was obtained")},
+			"the failure of %s is only logged and the work runs anyway: when another replica holds the lock (or the store fails) this replica runs the job too, so on N replicas it runs N times; return (skip the work) when the lock was not obtained, or use the elector package",
+			apiName(fn))
+		return
+	}
 	c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(ifs.Body, "the failure is only logged; the work goes on")},
 		"the failure of %s is only logged while the work continues: the lock expires and another replica acquires it, so on N replicas two act at once; stop the work (return, or cancel its context) when the renewal fails, or use the elector package",
 		apiName(fn))
