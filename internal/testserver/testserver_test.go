@@ -146,22 +146,6 @@ func TestRedisShared(t *testing.T) {
 	}
 }
 
-func TestBinaryMissing(t *testing.T) {
-	if Required() {
-		// Under the requirement a missing binary fails the test, which
-		// this test cannot demonstrate without failing itself.
-		t.Skip("checks the skip path; " + RequireEnv + "=1 is set")
-	}
-	var skipped bool
-	t.Run("missing", func(t *testing.T) {
-		defer func() { skipped = t.Skipped() }()
-		Binary(t, "gatesift-no-such-server", "no-such-package", t.TempDir())
-	})
-	if !skipped {
-		t.Fatal("a missing binary did not skip")
-	}
-}
-
 func TestFreePortsDistinct(t *testing.T) {
 	ports, err := FreePorts(3)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -90,6 +91,15 @@ type group struct {
 	live    map[string]uint64 // identity -> token of a live leader context
 	events  chan event
 	maxSeen uint64
+	trace   []string // what the candidates and the scenario did, for failures
+}
+
+// tracef notes a step; the trace is printed when the test fails.
+func (g *group) tracef(format string, args ...any) {
+	line := time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...)
+	g.mu.Lock()
+	g.trace = append(g.trace, line)
+	g.mu.Unlock()
 }
 
 // event is one thing a candidate did, as the scenarios wait for it.
@@ -102,11 +112,22 @@ type event struct {
 }
 
 func newGroup(t *testing.T) *group {
-	return &group{t: t, name: storetest.LeaseName(t), live: map[string]uint64{}, events: make(chan event, 1000)}
+	g := &group{t: t, name: storetest.LeaseName(t), live: map[string]uint64{}, events: make(chan event, 1000)}
+	t.Cleanup(func() {
+		if t.Failed() {
+			g.mu.Lock()
+			t.Logf("trace of lease %s:\n%s", g.name, strings.Join(g.trace, "\n"))
+			g.mu.Unlock()
+		}
+	})
+	return g
 }
 
 func (g *group) record(e event) {
 	e.at = time.Now()
+	if e.kind != "write" || e.cause != nil {
+		g.tracef("%v", e)
+	}
 	g.mu.Lock()
 	switch e.kind {
 	case "lead":
@@ -153,7 +174,10 @@ func (g *group) leaderBeforeFault(want string) (string, uint64) {
 // start runs a candidate named who on store s until the test ends. While it
 // leads it writes at the resource every 50 ms.
 func (g *group) start(who string, s elector.Store, env Env) {
-	c, err := elector.New(s, g.name, elector.WithIdentity(who), elector.WithTiming(timing))
+	c, err := elector.New(s, g.name, elector.WithIdentity(who), elector.WithTiming(timing),
+		elector.WithEvents(func(e elector.Event) {
+			g.tracef("%s elector %v token %d: %s (err %v)", who, e.Kind, e.Token, e.Reason, e.Err)
+		}))
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -164,16 +188,22 @@ func (g *group) start(who string, s elector.Store, env Env) {
 		c.Run(ctx, func(ctx context.Context, l elector.Lease) error {
 			g.record(event{who: who, kind: "lead", token: l.Token()})
 			// Recorded the moment the context ends, not when this loop
-			// notices, which may be after a blocked write returns.
-			stop := context.AfterFunc(ctx, func() {
-				g.record(event{who: who, kind: "end", token: l.Token(), cause: context.Cause(ctx)})
-			})
+			// notices, which may be after a blocked write returns. The
+			// loop records it too: AfterFunc's stop can win the race
+			// against a cancellation still in progress, and then f never
+			// runs.
+			var once sync.Once
+			end := func() {
+				once.Do(func() { g.record(event{who: who, kind: "end", token: l.Token(), cause: context.Cause(ctx)}) })
+			}
+			stop := context.AfterFunc(ctx, end)
 			defer stop()
 			tick := time.NewTicker(50 * time.Millisecond)
 			defer tick.Stop()
 			for {
 				select {
 				case <-ctx.Done():
+					end()
 					return nil
 				case <-tick.C:
 					wctx, wcancel := context.WithTimeout(ctx, time.Second)
@@ -255,6 +285,7 @@ func testServerOutage(t *testing.T, env Env, srv *testserver.Server, kill bool) 
 	g.wait("a write by the first leader", func(e event) bool { return e.kind == "write" && e.token == first.token && e.cause == nil })
 
 	_, leader := g.leaderBeforeFault("")
+	g.tracef("server going down (kill %v)", kill)
 	down := time.Now()
 	var err error
 	if kill {
@@ -303,6 +334,7 @@ func testPartition(t *testing.T, env Env, fault func(*testserver.Proxy)) {
 	g.wait("a write by the first leader", func(e event) bool { return e.kind == "write" && e.token == first.token && e.cause == nil })
 
 	_, leader := g.leaderBeforeFault("a")
+	g.tracef("fault on the proxy")
 	fault(proxy)
 	end := g.wait("the cut-off leader's context to end", func(e event) bool { return e.kind == "end" && e.token == leader })
 	if !errors.Is(end.cause, elector.ErrDeadlinePassed) {
