@@ -29,6 +29,7 @@ const (
 	Expire   Kind = "expire"   // sets the TTL of Key
 	Takeover Kind = "takeover" // overwrites Key whoever holds it (GETSET)
 	Delete   Kind = "delete"   // deletes Key without an ownership check
+	Get      Kind = "get"      // reads Key (an ownership check, when compared)
 	Script   Kind = "script"   // a Lua script on Key (compare-and-delete, refresh)
 	Mutex    Kind = "mutex"    // builds a handle (redsync NewMutex)
 	Lock     Kind = "lock"     // acquires the receiver handle
@@ -139,6 +140,9 @@ func Classify(info *types.Info, kb *signals.Knowledge, call *ast.CallExpr) *Op {
 		setKey(arg("key"))
 	case "delete":
 		op.Kind = Delete
+		setKey(arg("key"))
+	case "get":
+		op.Kind = Get
 		setKey(arg("key"))
 	case "script":
 		op.Kind = Script
@@ -320,6 +324,9 @@ func classifyCmd(info *types.Info, op *Op, args []ast.Expr, i int) bool {
 	case "DEL", "UNLINK":
 		key()
 		op.Kind = Delete
+	case "GET":
+		key()
+		op.Kind = Get
 	case "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT":
 		key()
 		op.Kind = Expire
@@ -516,24 +523,28 @@ type Package struct {
 	Funcs []*Func
 	// lock keys: constant keys anywhere; expression keys per function and
 	// per receiver type
-	constKeys map[string]bool
-	funcKeys  map[*ast.FuncDecl]map[string]bool
-	recvKeys  map[string]map[string]bool
+	constKeys map[string]*Op
+	funcKeys  map[*ast.FuncDecl]map[string]*Op
+	recvKeys  map[string]map[string]*Op
 }
 
-// Scan classifies every call of the files.
-func Scan(info *types.Info, kb *signals.Knowledge, files []*ast.File) *Package {
+// Scan classifies every call of the files of package self. Calls of self's
+// own functions are never lock operations: a lock library is not its own
+// user.
+func Scan(self *types.Package, info *types.Info, kb *signals.Knowledge, files []*ast.File) *Package {
 	pkg := &Package{
-		constKeys: map[string]bool{},
-		funcKeys:  map[*ast.FuncDecl]map[string]bool{},
-		recvKeys:  map[string]map[string]bool{},
+		constKeys: map[string]*Op{},
+		funcKeys:  map[*ast.FuncDecl]map[string]*Op{},
+		recvKeys:  map[string]map[string]*Op{},
 	}
 	for _, fd := range Funcs(files) {
 		f := &Func{Decl: fd, Recv: RecvTypeName(fd)}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if op := Classify(info, kb, call); op != nil {
-					f.Ops = append(f.Ops, op)
+					if fn := Callee(info, call); fn.Pkg() != self {
+						f.Ops = append(f.Ops, op)
+					}
 				}
 			}
 			return true
@@ -545,18 +556,24 @@ func Scan(info *types.Info, kb *signals.Knowledge, files []*ast.File) *Package {
 			}
 			id := op.KeyID()
 			if op.IsKeyConst {
-				pkg.constKeys[id] = true
+				if pkg.constKeys[id] == nil {
+					pkg.constKeys[id] = op
+				}
 				continue
 			}
 			if pkg.funcKeys[fd] == nil {
-				pkg.funcKeys[fd] = map[string]bool{}
+				pkg.funcKeys[fd] = map[string]*Op{}
 			}
-			pkg.funcKeys[fd][id] = true
+			if pkg.funcKeys[fd][id] == nil {
+				pkg.funcKeys[fd][id] = op
+			}
 			if f.Recv != "" {
 				if pkg.recvKeys[f.Recv] == nil {
-					pkg.recvKeys[f.Recv] = map[string]bool{}
+					pkg.recvKeys[f.Recv] = map[string]*Op{}
 				}
-				pkg.recvKeys[f.Recv][id] = true
+				if pkg.recvKeys[f.Recv][id] == nil {
+					pkg.recvKeys[f.Recv][id] = op
+				}
 			}
 		}
 	}
@@ -566,18 +583,25 @@ func Scan(info *types.Info, kb *signals.Knowledge, files []*ast.File) *Package {
 // IsLockKey reports whether op's key is one the package acquires as a lock:
 // the same constant anywhere, or the same expression in the same function
 // or in a method of the same receiver type.
-func (p *Package) IsLockKey(f *Func, op *Op) bool {
+func (p *Package) IsLockKey(f *Func, op *Op) bool { return p.AcquireOf(f, op) != nil }
+
+// AcquireOf returns the acquire of op's key (see IsLockKey), preferring one
+// in the same function, or nil.
+func (p *Package) AcquireOf(f *Func, op *Op) *Op {
 	if op.Key == nil {
-		return false
+		return nil
 	}
 	id := op.KeyID()
 	if op.IsKeyConst {
 		return p.constKeys[id]
 	}
-	if p.funcKeys[f.Decl][id] {
-		return true
+	if a := p.funcKeys[f.Decl][id]; a != nil {
+		return a
 	}
-	return f.Recv != "" && p.recvKeys[f.Recv][id]
+	if f.Recv != "" {
+		return p.recvKeys[f.Recv][id]
+	}
+	return nil
 }
 
 // After returns the first operation of f after op (in source order) with

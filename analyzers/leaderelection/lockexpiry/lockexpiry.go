@@ -20,7 +20,7 @@ func run(p *rule.Pass) error {
 		return nil
 	}
 	info := p.TypesInfo
-	pkg := lockfacts.Scan(info, p.KB, p.Files())
+	pkg := lockfacts.Scan(p.Pkg, info, p.KB, p.Files())
 	for _, f := range pkg.Funcs {
 		for _, op := range f.Ops {
 			switch op.Kind {

@@ -1,0 +1,41 @@
+// Package unsafeunlock defines the LE3002 analyzer: a lock release that does
+// not check ownership, or a session-level lock taken through a connection
+// pool.
+//
+// # Analyzer unsafeunlock
+//
+// unsafeunlock: report releases that can free another replica's lock.
+//
+// A lock with a TTL can expire while its holder still works (a GC pause, a
+// slow query); another replica then takes it. If the first holder releases
+// with a plain DEL, it deletes the second holder's lock and a third replica
+// starts the same work. The analyzer reports, at the release call:
+//
+//   - go-redis Del/Unlink/GetDel and raw Do("DEL", k) (redigo conn.Do too)
+//     of a key the same function, type or package acquires as a lock (same
+//     constant key, or the same expression), when the function does not read
+//     the key first;
+//   - DELETE FROM a lock-like table, or UPDATE ... SET owner = NULL, that
+//     selects the row by name only, with no owner or token predicate;
+//   - session-level pg_advisory_lock / pg_try_advisory_lock /
+//     pg_advisory_unlock run through a pool (*sql.DB, *pgxpool.Pool,
+//     *sqlx.DB): the lock belongs to whichever connection ran it, and the
+//     unlock may run on another;
+//   - a Lock(key) method whose bool result is discarded, followed by an
+//     Unlock(key) that takes only the key: the release runs even when the
+//     lock was not taken, and removes the lock of the replica that holds it.
+//
+// Silent: compare-and-delete scripts (Eval, Script.Run, DELEX IFEQ), a DEL
+// inside a WATCH transaction, releases of redislock, redsync and other lock
+// handles, pinned connections (*sql.Conn, pgxpool.Conn) and
+// pg_advisory_xact_lock.
+//
+// Example:
+//
+//	ok, _ := rdb.SetNX(ctx, "lock:billing", token, time.Minute).Result()
+//	defer rdb.Del(ctx, "lock:billing") // LE3002
+//
+// Fix: release with a compare-and-delete (a Lua script that deletes the key
+// only if it still holds your token), use bsm/redislock or redsync, or the
+// project's elector.
+package unsafeunlock

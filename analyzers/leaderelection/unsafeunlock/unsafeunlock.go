@@ -1,0 +1,249 @@
+package unsafeunlock
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+)
+
+// Analyzer reports LE3002.
+var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run})
+
+func run(p *rule.Pass) error {
+	info := p.TypesInfo
+	files := p.Files()
+	if p.ImportsKnown() {
+		pkg := lockfacts.Scan(p.Pkg, info, p.KB, files)
+		for _, f := range pkg.Funcs {
+			redisDeletes(p, pkg, f)
+			sqlReleases(p, f)
+		}
+	}
+	for _, fd := range lockfacts.Funcs(files) {
+		discardedLock(p, fd)
+	}
+	return nil
+}
+
+// redisDeletes reports plain deletes of lock keys.
+func redisDeletes(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
+	watched := watchBodies(p.TypesInfo, f.Decl.Body)
+	for _, op := range f.Ops {
+		if op.Kind != lockfacts.Delete {
+			continue
+		}
+		acq := pkg.AcquireOf(f, op)
+		if acq == nil {
+			continue
+		}
+		if inside(op.Call.Pos(), watched) {
+			continue // WATCH ... MULTI DEL EXEC: checked optimistically
+		}
+		if readsKey(f, op) {
+			continue // GET, compare, DEL: not atomic, but an ownership check
+		}
+		var related []analysis.RelatedInformation
+		related = append(related, rule.Related(acq.Call, "the lock is taken here"))
+		p.Reportf(op.Call, related,
+			"%s deletes the lock %s without checking that this replica still holds it: if the lock expired while the work ran "+
+				"and another replica took it, this release frees that replica's lock and a third replica starts the same work; "+
+				"delete only if the value is still your token, atomically (Eval of a get-compare-del Lua script), "+
+				"or use bsm/redislock, redsync or the elector",
+			op.What(), op.KeyLabel())
+	}
+}
+
+// readsKey reports whether f reads op's key before deleting it.
+func readsKey(f *lockfacts.Func, op *lockfacts.Op) bool {
+	for _, o := range f.Ops {
+		if o.Kind == lockfacts.Get && o.Call.Pos() < op.Call.Pos() && o.KeyID() == op.KeyID() {
+			return true
+		}
+	}
+	return false
+}
+
+// watchBodies returns the function literals passed to Watch calls (go-redis
+// optimistic transactions).
+func watchBodies(info *types.Info, body *ast.BlockStmt) []ast.Node {
+	var out []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn := lockfacts.Callee(info, call)
+		if fn == nil || fn.Name() != "Watch" {
+			return true
+		}
+		for _, a := range call.Args {
+			if lit, ok := a.(*ast.FuncLit); ok {
+				out = append(out, lit)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func inside(pos token.Pos, nodes []ast.Node) bool {
+	for _, n := range nodes {
+		if n.Pos() <= pos && pos < n.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// sqlReleases reports lock-row deletes without an owner predicate and
+// session advisory locks through a pool.
+func sqlReleases(p *rule.Pass, f *lockfacts.Func) {
+	for _, op := range f.Ops {
+		if op.Kind != lockfacts.SQL {
+			continue
+		}
+		s := op.Stmt
+		switch {
+		case s.LockTable && s.NamePred && !s.OwnerPred && !s.Expiry &&
+			(s.Verb == "delete" || s.Verb == "update" && s.OwnerCleared):
+			p.Reportf(op.Call, nil,
+				"%s releases a lock row of table %s by name only, with no owner or token predicate: if this replica's lock "+
+					"expired or was taken over, the statement frees the current holder's lock and another replica starts the same work; "+
+					"add AND owner = $me (or the fencing token) to the WHERE clause and check the rows affected, or use the elector's Postgres store",
+				op.What(), s.Table)
+		case op.Conn == "pool" && (s.SessionAdvisoryLock() || s.AdvisoryUnlock()):
+			recv := "(" + op.API.Pkg[strings.LastIndexByte(op.API.Pkg, '/')+1:] + "." + op.API.Recv + ")"
+			if s.AdvisoryUnlock() {
+				p.Reportf(op.Call, nil,
+					"%s runs the session-level %s through a connection pool %s: the lock belongs to the pooled connection that took it, "+
+						"and this unlock may run on another connection, release nothing, and leave the lock held by an idle connection "+
+						"(so no replica gets it again); take the lock, do the work and unlock on one pinned connection (db.Conn(ctx) or pool.Acquire), "+
+						"or use pg_advisory_xact_lock inside a transaction",
+					op.What(), s.Advisory, recv)
+				continue
+			}
+			p.Reportf(op.Call, nil,
+				"%s takes the session-level %s through a connection pool %s: the lock belongs to whichever pooled connection ran it, "+
+					"which goes back to the pool; the unlock may run on another connection and release nothing, and other goroutines "+
+					"reusing that connection re-enter the lock; take the lock, do the work and unlock on one pinned connection "+
+					"(db.Conn(ctx) or pool.Acquire), or use pg_advisory_xact_lock inside a transaction",
+				op.What(), s.Advisory, recv)
+		}
+	}
+}
+
+var (
+	lockNames   = map[string]bool{"Lock": true, "TryLock": true, "Acquire": true, "TryAcquire": true, "Obtain": true, "AcquireLock": true, "LockKey": true}
+	unlockNames = map[string]bool{"Unlock": true, "Release": true, "ReleaseLock": true, "UnlockKey": true}
+)
+
+// discardedLock reports x.Unlock(key) after x.Lock(key) whose bool result is
+// discarded: the release runs whether or not the lock was taken, and it
+// names only the key, so it removes whoever holds it.
+func discardedLock(p *rule.Pass, fd *ast.FuncDecl) {
+	info := p.TypesInfo
+	type lockCall struct {
+		call *ast.CallExpr
+		recv string
+		keys string
+	}
+	var locks []lockCall
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		var call *ast.CallExpr
+		switch s := n.(type) {
+		case *ast.ExprStmt:
+			call, _ = ast.Unparen(s.X).(*ast.CallExpr)
+		case *ast.AssignStmt:
+			if len(s.Rhs) == 1 && len(s.Lhs) >= 1 {
+				if id, ok := s.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
+					call, _ = ast.Unparen(s.Rhs[0]).(*ast.CallExpr)
+				}
+			}
+		}
+		if call == nil {
+			return true
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || !lockNames[sel.Sel.Name] {
+			return true
+		}
+		fn := lockfacts.Callee(info, call)
+		if fn == nil || fn.Pkg() == nil || isStd(fn.Pkg().Path(), p.Pkg.Path()) {
+			return true
+		}
+		sig := fn.Type().(*types.Signature)
+		if sig.Results().Len() == 0 || !isBool(sig.Results().At(0).Type()) {
+			return true
+		}
+		keys := keyArgs(info, call)
+		if keys == "" {
+			return true
+		}
+		locks = append(locks, lockCall{call, lockfacts.ExprText(sel.X), keys})
+		return true
+	})
+	if len(locks) == 0 {
+		return
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || !unlockNames[sel.Sel.Name] {
+			return true
+		}
+		recv, keys := lockfacts.ExprText(sel.X), keyArgs(info, call)
+		for _, l := range locks {
+			if l.recv != recv || l.keys != keys || call.Pos() < l.call.Pos() {
+				continue
+			}
+			lockSel := ast.Unparen(l.call.Fun).(*ast.SelectorExpr)
+			p.Reportf(call, []analysis.RelatedInformation{rule.Related(l.call, "the lock's result is discarded here")},
+				"%s.%s(%s) runs whether or not %s.%s(%s) took the lock: its bool result is discarded (line %d), and the release "+
+					"names only the key, so on a replica that lost the race it removes the lock the winner holds and a third replica "+
+					"starts the same work; check the result, skip the work and the release when it is false, and release with an owner "+
+					"token (compare-and-delete), or use the elector",
+				recv, sel.Sel.Name, keys, l.recv, lockSel.Sel.Name, l.keys, lockfacts.Line(p.Fset, l.call.Pos()))
+			break
+		}
+		return true
+	})
+}
+
+// keyArgs is the text of the call's arguments other than contexts.
+func keyArgs(info *types.Info, call *ast.CallExpr) string {
+	var parts []string
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t != nil && isContext(t) {
+			continue
+		}
+		parts = append(parts, lockfacts.ExprText(a))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}
+
+// isStd reports whether path looks like a standard library package: no dot
+// in its first element, and not in the module of the package analyzed.
+func isStd(path, self string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	mine, _, _ := strings.Cut(self, "/")
+	return !strings.Contains(first, ".") && first != mine
+}
