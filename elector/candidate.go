@@ -240,10 +240,10 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 
 	workDone := make(chan error, 1)
 	go func() { workDone <- work(leaderCtx, lease) }()
+	expired := c.watchdog(leaderCtx, st, cancel)
 
-	deadlineT := c.clock.NewTimer(st.deadline.Sub(now))
 	renewT := c.clock.NewTimer(sent.Add(c.timing.RenewInterval).Sub(now))
-	defer func() { deadlineT.Stop(); renewT.Stop() }()
+	defer func() { renewT.Stop() }()
 	renewDone := make(chan renewResult, 1)
 	var stopRenew context.CancelFunc = func() {}
 	defer func() { stopRenew() }()
@@ -259,9 +259,8 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 loop:
 	for {
 		select {
-		case <-deadlineT.C():
+		case <-expired:
 			reason, missed = "no renew succeeded before the deadline", true
-			cancel(ErrDeadlinePassed)
 			c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 			break loop
 		case <-renewT.C():
@@ -274,17 +273,15 @@ loop:
 			c.beat()
 			now := c.clock.Now()
 			latency := now.Sub(r.sent)
+			if !now.Before(st.get()) {
+				// Answered at or after the deadline: the watchdog has
+				// ended or is ending the term; let it report why.
+				continue
+			}
 			switch {
-			case !now.Before(st.get()):
-				reason, missed = "renew answered after the deadline", true
-				cancel(ErrDeadlinePassed)
-				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Latency: latency, Err: r.err, Reason: reason})
-				break loop
 			case r.err == nil:
-				if d := c.deadlineAfter(r.sent, now); d.After(st.get()) {
-					st.set(d)
-					deadlineT.Stop()
-					deadlineT = c.clock.NewTimer(d.Sub(now))
+				if !st.extend(now, c.deadlineAfter(r.sent, now)) {
+					continue // the watchdog expired the term meanwhile
 				}
 				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
 				renewT = c.clock.NewTimer(r.sent.Add(c.timing.RenewInterval).Sub(now))
@@ -307,7 +304,13 @@ loop:
 			cancel(ErrResigned)
 			break loop
 		case workErr = <-workDone:
-			workReturned, reason, pause = true, "work returned", c.jitter(c.timing.RetryInterval)
+			workReturned = true
+			if isClosed(expired) { // the work returned because the deadline passed
+				reason, missed = "no renew succeeded before the deadline", true
+				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
+				break loop
+			}
+			reason, pause = "work returned", c.jitter(c.timing.RetryInterval)
 			if workErr != nil {
 				reason = "work failed: " + workErr.Error()
 			}
@@ -334,6 +337,42 @@ loop:
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}
 	return pause
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// watchdog cancels the leader context at the deadline in st, following
+// renewals, and then closes the returned channel. It runs apart from the lead
+// loop so a slow event callback, logger or metrics registry cannot delay
+// the cancellation. It stops when the leader context ends for another reason.
+func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState, cancel context.CancelCauseFunc) <-chan struct{} {
+	expired := make(chan struct{})
+	go func() {
+		for {
+			d := st.get()
+			t := c.clock.NewTimer(d.Sub(c.clock.Now()))
+			select {
+			case <-t.C():
+				if st.expire(d) {
+					cancel(ErrDeadlinePassed)
+					close(expired)
+					return
+				}
+				// Renewed while the timer ran: wait for the new deadline.
+			case <-leaderCtx.Done():
+				t.Stop()
+				return
+			}
+		}
+	}()
+	return expired
 }
 
 // waitWork waits for the work to return. Past the hard deadline (the leader

@@ -427,3 +427,31 @@ func TestWorkOverrunReportedAndNotDoubled(t *testing.T) {
 		}
 	})
 }
+
+func TestSlowEventCallbackDoesNotDelayDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := &faultStore{Store: memstore.New(), renewErr: errors.New("network down")}
+		slow := func(e elector.Event) {
+			if e.Kind == elector.RenewFailed {
+				time.Sleep(time.Minute) // a logger stuck on a full pipe, say
+			}
+		}
+		c, err := elector.New(fs, "lease", elector.WithIdentity("a"), elector.WithTiming(testTiming), elector.WithEvents(slow))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := newRecorder()
+		stop := runBg(t, c, rec.work)
+		defer stop()
+		l := <-rec.start
+		start := time.Now()
+		time.Sleep(testTiming.SafeWindow() + time.Second)
+		terms := rec.all()
+		if !terms[0].endedByCtx {
+			t.Fatalf("leader context still live %v after acquiring, past its deadline", time.Since(start))
+		}
+		if got := terms[0].end.Sub(start); got != testTiming.SafeWindow() || !terms[0].end.Equal(l.Deadline()) {
+			t.Errorf("leader context ended after %v; want exactly the safe window %v", got, testTiming.SafeWindow())
+		}
+	})
+}

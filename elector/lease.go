@@ -16,18 +16,40 @@ type Lease struct {
 type leaseState struct {
 	mu       sync.Mutex
 	deadline time.Time
+	expired  bool // the deadline passed and the leader context was cancelled
+}
+
+// extend moves the deadline to d (if later) unless the term already expired
+// by now; it reports whether the term is still live. Checking and moving
+// under one lock keeps a late renew from reviving a cancelled term.
+func (s *leaseState) extend(now, d time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.expired || !now.Before(s.deadline) {
+		return false
+	}
+	if d.After(s.deadline) {
+		s.deadline = d
+	}
+	return true
+}
+
+// expire marks the term expired if its deadline is still d, that is, no
+// renew moved it since the caller's timer was set.
+func (s *leaseState) expire(d time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deadline.After(d) {
+		return false
+	}
+	s.expired = true
+	return true
 }
 
 func (s *leaseState) get() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.deadline
-}
-
-func (s *leaseState) set(t time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.deadline = t
 }
 
 // Token is the fencing token of the term.

@@ -52,6 +52,17 @@ const (
 	workLag   = 2 * time.Microsecond
 )
 
+// pausedAt is when the pause containing t began (t if none does).
+func (p pauseSchedule) pausedAt(t time.Time) time.Time {
+	from := t
+	for _, w := range p {
+		if w.contains(t) && w.from.Before(from) {
+			from = w.from
+		}
+	}
+	return from
+}
+
 // waitRunning blocks until the process is not paused or ctx ends; if it was
 // paused, it resumes lag after the pause ends.
 func (p pauseSchedule) waitRunning(ctx context.Context, lag time.Duration) error {
@@ -95,10 +106,15 @@ func (c *driftClock) NewTimer(d time.Duration) elector.Timer {
 		if t.stopped {
 			return
 		}
-		// A paused process notices the timer only when it resumes.
+		// A paused process notices the timer only when it resumes. Timers
+		// that fell due during the pause fire in the order they were due,
+		// a few nanoseconds apart, not all at the instant of resuming:
+		// Go's scheduler would order those at random, and seeds would not
+		// replay.
 		now := time.Now()
 		if r := c.pauses.resumeAt(now); r.After(now) {
-			t.t = time.AfterFunc(r.Sub(now), fire)
+			lag := now.Sub(c.pauses.pausedAt(now)) / 1e6
+			t.t = time.AfterFunc(r.Sub(now)+lag, fire)
 			return
 		}
 		t.stopped = true

@@ -133,7 +133,10 @@ func TestVolatileStoreOnlyFencingHolds(t *testing.T) {
 		cfg.LeaseLosses = 3
 		rep := run(t, cfg)
 		for _, v := range rep.Violations {
-			if strings.Contains(v, " overlap by ") {
+			// Without the lease, timing keeps nothing apart: terms may
+			// overlap and even start out of token order. Tokens and the
+			// fence must still hold.
+			if strings.Contains(v, " overlap by ") || strings.Contains(v, " started after term ") {
 				overlaps++
 				continue
 			}
