@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -213,9 +214,21 @@ func (r *Result) Of(fn *types.Func) *Summary {
 	r.summary[fn] = inProgress
 	scan := r.Scan(decl.Body)
 	s := scan.Summary(fn)
+	if cleanupName.MatchString(fn.Name()) {
+		// DeleteOldActions, PruneExpiredSessions: an ORM delete whose
+		// condition we cannot read, in a function that says it removes what
+		// has aged out, converges like `DELETE ... WHERE expires_at < now()`.
+		for i, e := range s.Effects {
+			if e.Kind == "delete" && e.Resource == "" {
+				s.Effects[i].Idempotent = true
+			}
+		}
+	}
 	r.summary[fn] = s
 	return s
 }
+
+var cleanupName = regexp.MustCompile(`(Old|Expired|Stale|Outdated|Obsolete|Orphan)|^(Prune|Purge|GC|Gc|Cleanup|CleanUp|Clean|prune|purge|gc|cleanup|clean)`)
 
 // Decl returns the declaration of a function of this package, or nil.
 func (r *Result) Decl(fn *types.Func) *ast.FuncDecl {
