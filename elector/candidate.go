@@ -110,7 +110,7 @@ func (c *Candidate) Timing() Timing { return c.timing }
 func (c *Candidate) Lease() (Lease, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.current == nil {
+	if c.current == nil || c.current.st.hasExpired() {
 		return Lease{}, false
 	}
 	return *c.current, true
@@ -289,9 +289,6 @@ loop:
 				reason, storeLost = "the store reports the term lost", true
 				cancel(r.err)
 				c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Latency: latency, Err: r.err, Reason: reason})
-				if c.checkIdentity(ctx, term) {
-					pause = c.timing.LeaseDuration
-				}
 				break loop
 			default:
 				wait := c.jitter(c.timing.RetryInterval)
@@ -327,6 +324,9 @@ loop:
 		return 0 // shutting down with the work still running
 	}
 	if storeLost {
+		if c.checkIdentity(ctx, term) {
+			pause = c.timing.LeaseDuration
+		}
 		return pause
 	}
 	// After a missed deadline the term may still be current in the store;

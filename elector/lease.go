@@ -34,6 +34,12 @@ func (s *leaseState) extend(now, d time.Time) bool {
 	return true
 }
 
+func (s *leaseState) hasExpired() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.expired
+}
+
 // expire marks the term expired if its deadline is still d, that is, no
 // renew moved it since the caller's timer was set.
 func (s *leaseState) expire(d time.Time) bool {
