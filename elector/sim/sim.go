@@ -6,6 +6,11 @@
 // and a seed reproduces a run. The checker (check.go) then asserts the safety
 // properties the package documents.
 //
+// A failing seed replays exactly: go test ./elector/sim -run TestSeedsSafe
+// -v -seed N logs its terms. (Determinism comes from per-process seeds mixed
+// with the virtual time of each decision, and from resolving events that
+// would otherwise coincide at one instant in a fixed order; see clock.go.)
+//
 // Run must be called inside synctest.Test: the bubble's fake clock is the
 // global ("real") time the checker judges overlaps by, and the store's clock.
 package sim

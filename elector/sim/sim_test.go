@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
 	"github.com/gatesift/gatesift-vet/elector/sim"
 )
+
+var onlySeed = flag.Uint64("seed", 0, "run TestSeedsSafe for this seed only, logging its terms")
 
 // seeds is how many seeds each sweep runs.
 func seeds() uint64 {
@@ -27,9 +30,21 @@ func run(t *testing.T, cfg sim.Config) *sim.Report {
 }
 
 // TestSeedsSafe runs the real Candidate under hostile faults over many seeds:
-// no violation may occur. A failure names the seed: rerun it with
-// go test ./elector/sim -run TestSeedsSafe -v and sim.Default(seed).
+// no violation may occur. A failure names the seed; replay it with
+// go test ./elector/sim -run TestSeedsSafe -v -seed N.
 func TestSeedsSafe(t *testing.T) {
+	if *onlySeed != 0 {
+		rep := run(t, sim.Default(*onlySeed))
+		for _, tm := range rep.Terms {
+			t.Logf("token %d process %d life %d: %v..%v paused %v crashed %v", tm.Token, tm.Process, tm.Life,
+				tm.Start.Sub(rep.Start), tm.End.Sub(rep.Start), tm.Paused, tm.Crashed)
+		}
+		t.Log(rep)
+		for _, v := range rep.Violations {
+			t.Error(v)
+		}
+		return
+	}
 	var grants, terms, writes, rejected, crashes, paused int
 	events := map[elector.EventKind]int{}
 	for seed := uint64(1); seed <= seeds(); seed++ {
