@@ -37,9 +37,10 @@ const (
 )
 
 type checker struct {
-	p      *rule.Pass
-	info   *types.Info
-	consts *leadership.Consts
+	overridden []*ast.FuncDecl // functions that assign a timing field after building it
+	p          *rule.Pass
+	info       *types.Info
+	consts     *leadership.Consts
 }
 
 func run(p *rule.Pass) error {
@@ -48,6 +49,12 @@ func run(p *rule.Pass) error {
 	}
 	c := &checker{p: p, info: p.TypesInfo, consts: leadership.NewConsts(p.TypesInfo, p.Pkg, p.Pass.Files)}
 	for _, f := range p.Files() {
+		c.overridden = nil
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && c.assignsTiming(fd.Body) {
+				c.overridden = append(c.overridden, fd)
+			}
+		}
 		var stack []ast.Node
 		ast.Inspect(f, func(n ast.Node) bool {
 			if n == nil {
@@ -61,7 +68,11 @@ func run(p *rule.Pass) error {
 			stack = append(stack, n)
 			switch n := n.(type) {
 			case *ast.CompositeLit:
+				if c.isOverridden(n) {
+					return true // a field is set again after the literal: unknown
+				}
 				c.clientGo(n)
+				c.consulTTL(n)
 				c.electorTiming(n, parent)
 			case *ast.CallExpr:
 				fn := leadership.Callee(c.info, n)
@@ -321,4 +332,80 @@ func (c *checker) electorTiming(lit *ast.CompositeLit, parent ast.Node) {
 		c.p.Reportf(at(pr.field), nil,
 			"elector.Timing %s: elector.New rejects it (Validate) on every replica; %s", tm, pr.msg)
 	}
+}
+
+// Consul accepts session TTLs between 10s and 24h (session_ttl_min and the
+// API's maximum): a lock or session created with another TTL fails on every
+// replica.
+const (
+	consulMinTTL = 10 * time.Second
+	consulMaxTTL = 24 * time.Hour
+)
+
+// consulTTL checks a constant Consul session TTL string field.
+func (c *checker) consulTTL(lit *ast.CompositeLit) {
+	t := c.info.TypeOf(lit)
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok || leadership.FieldOf(c.p.KB, t, key.Name, "session-ttl-string") == nil {
+			continue
+		}
+		v := c.consts.Value(kv.Value)
+		if v == nil || v.Kind() != constant.String {
+			continue
+		}
+		str := constant.StringVal(v)
+		if str == "" {
+			continue // the library's default (15s)
+		}
+		d, err := time.ParseDuration(str)
+		if err != nil {
+			c.p.Reportf(kv, nil,
+				"Consul session TTL %q is not a duration: the session cannot be created, so no replica ever holds the lock; use a duration string such as \"15s\"", str)
+			continue
+		}
+		if d < consulMinTTL || d > consulMaxTTL {
+			c.p.Reportf(kv, nil,
+				"Consul session TTL %s is outside what the server accepts (%s to %s): creating the session fails on every replica, so the lock or election never starts; use a TTL in that range (the lock default is 15s)",
+				d, consulMinTTL, consulMaxTTL)
+		}
+	}
+}
+
+// assignsTiming reports whether body assigns a timing field (cfg.RenewDeadline
+// = ..., t.RenewInterval = ...): a literal built there may not be final.
+func (c *checker) assignsTiming(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found {
+			return !found
+		}
+		for _, l := range as.Lhs {
+			sel, ok := l.(*ast.SelectorExpr)
+			if !ok {
+				continue
+			}
+			xt := c.info.TypeOf(sel.X)
+			if leadership.FieldOf(c.p.KB, xt, sel.Sel.Name, "timing-lease", "timing-renew", "timing-retry", "session-ttl-string") != nil ||
+				leadership.TypeKind(c.p.KB, xt, "elector-timing") != nil {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func (c *checker) isOverridden(n ast.Node) bool {
+	for _, fd := range c.overridden {
+		if fd.Pos() <= n.Pos() && n.End() <= fd.End() {
+			return true
+		}
+	}
+	return false
 }

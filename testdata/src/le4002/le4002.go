@@ -204,3 +204,16 @@ func electorFromConfig(store elector.Store, lease time.Duration) {
 		RetryInterval: 2 * time.Second,
 	}))
 }
+
+// The literal is a starting point; the deadline is set again below.
+func overridden(ctx context.Context, renew time.Duration) {
+	cfg := leaderelection.LeaderElectionConfig{
+		Lock:          lock(),
+		LeaseDuration: 10 * time.Second,
+		RenewDeadline: 10 * time.Second,
+		RetryPeriod:   2 * time.Second,
+	}
+	cfg.RenewDeadline = renew
+	cfg.Callbacks = leaderelection.LeaderCallbacks{OnStartedLeading: run, OnStoppedLeading: func() {}}
+	leaderelection.RunOrDie(ctx, cfg)
+}

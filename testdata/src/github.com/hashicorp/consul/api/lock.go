@@ -28,6 +28,7 @@ type LockOptions struct {
 	Key              string
 	Value            []byte
 	Session          string
+	SessionOpts      *SessionEntry
 	SessionName      string
 	SessionTTL       string
 	MonitorRetries   int
@@ -59,3 +60,32 @@ func (l *Lock) Unlock() error { return nil }
 
 // Destroy is used to cleanup the lock entry.
 func (l *Lock) Destroy() error { return nil }
+
+// SessionEntry represents a session in consul.
+type SessionEntry struct {
+	CreateIndex uint64
+	ID          string
+	Name        string
+	Node        string
+	LockDelay   time.Duration
+	Behavior    string
+	TTL         string
+	Namespace   string
+}
+
+// Session can be used to query the Session endpoints.
+type Session struct{ c *Client }
+
+// Session returns a handle to the session endpoints.
+func (c *Client) Session() *Session { return &Session{c: c} }
+
+// WriteOptions are used to parameterize a write.
+type WriteOptions struct{ Datacenter string }
+
+// WriteMeta is used to return meta data about a write.
+type WriteMeta struct{ RequestTime time.Duration }
+
+// Create makes a new session.
+func (s *Session) Create(se *SessionEntry, q *WriteOptions) (string, *WriteMeta, error) {
+	return "", nil, nil
+}
