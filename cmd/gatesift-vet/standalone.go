@@ -198,6 +198,12 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 // analyze loads the packages and runs every analyzer on them. A non-zero
 // code means the run failed and the reason is already on stderr.
 func analyze(cwd string, patterns []string, tests bool, stderr io.Writer) (*results, int) {
+	// The configuration of the working directory (usually the module
+	// root's) is checked before the slow load, to fail fast on a typo.
+	if _, err := config.ForDir(cwd); err != nil {
+		fmt.Fprintln(stderr, shortenPaths(err.Error(), cwd))
+		return nil, exitTool
+	}
 	prog := newProgress(stderr)
 	prog.printf("loading %s", strings.Join(patterns, " "))
 	cfg := &packages.Config{
