@@ -276,6 +276,32 @@ func (c *checker) checkOnce(body *ast.BlockStmt, ifs *ast.IfStmt) {
 				if isChan(c.info.TypeOf(n.X)) {
 					loop, loopBody = n, n.Body
 				}
+			case *ast.CallExpr:
+				// a scheduler loop of the knowledge base (wait.Forever(f, d))
+				// with its function written inline and no context or stop
+				// channel that might be the leader's
+				fn := c.callee(n)
+				if fn == nil {
+					return
+				}
+				a := c.p.KB.Match(schedulers, fn)
+				if a == nil || a.Kind != "loop" {
+					return
+				}
+				i, ok := a.Arg("fn")
+				if !ok || i >= len(n.Args) {
+					return
+				}
+				lit, ok := ast.Unparen(n.Args[i]).(*ast.FuncLit)
+				if !ok {
+					return
+				}
+				for _, arg := range n.Args {
+					if t := c.info.TypeOf(arg); isContext(t) || isStopChan(t) {
+						return
+					}
+				}
+				loop, loopBody = n, lit.Body
 			}
 		})
 		if loop == nil {

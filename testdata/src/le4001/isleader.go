@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/leaderelection"
 )
 
@@ -38,4 +39,20 @@ func cleanupOnce(ctx context.Context, le *leaderelection.LeaderElector) {
 	if le.IsLeader() {
 		enqueueDue(ctx)
 	}
+}
+
+// The same through wait.Forever.
+func sweeperOnce(ctx context.Context, le *leaderelection.LeaderElector) {
+	if le.IsLeader() { // want `le.IsLeader is checked once, before a long-running loop`
+		wait.Forever(func() { enqueueDue(ctx) }, time.Minute)
+	}
+}
+
+// wait.Forever that checks on every run: fine.
+func sweeperEachRun(ctx context.Context, le *leaderelection.LeaderElector) {
+	wait.Forever(func() {
+		if le.IsLeader() {
+			enqueueDue(ctx)
+		}
+	}, time.Minute)
 }
