@@ -20,15 +20,23 @@
 //     OnStoppedLeading callback stops the process or the work (exits,
 //     panics, cancels, closes a channel, or calls anything not known to
 //     only log), since losing the lease then ends the work anyway;
+//     The same check applies to the work function of this project's
+//     elector (Candidate.Run), and to callbacks held in a local closure
+//     variable or declared as functions of the package;
 //   - a Consul (*api.Lock).Lock whose lost-leadership channel is discarded;
-//   - a lock acquire (gocron Locker.Lock, redsync, redislock, etcd Mutex)
-//     whose result is discarded while the work runs anyway;
-//   - a lock renewal (redsync Extend, redislock Refresh) whose failure is
-//     ignored or only logged;
-//   - leader work after an etcd Campaign that never observes the session's
-//     Done() channel (or Ctx());
-//   - IsLeader() checked once before a long-running loop that never checks
-//     it again.
+//   - a lock acquire (gocron Locker.Lock, redsync, redislock, etcd Mutex, or
+//     any Lock/TryLock/Acquire method returning a bool) whose result is
+//     discarded, or whose failure is only logged, while the work runs anyway;
+//   - a lock renewal (redsync Extend, redislock Refresh, etcd KeepAliveOnce,
+//     or a Heartbeat/Renew/Refresh/Extend method of a type that also has
+//     Lock and Unlock) whose failure is ignored or only logged;
+//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
+//     endless loop, or any call handing a context to non-election code) when
+//     the session, created in the same function, is never observed through
+//     Done() or Ctx() and is not handed to other code;
+//   - IsLeader() checked once before a long-running loop (for {}, a range
+//     over a channel, or a scheduler loop such as wait.Forever) that never
+//     checks it again nor observes a context.
 //
 // For example, this is reported at controller.Run:
 //
@@ -42,7 +50,15 @@
 //	})
 //
 // Unknown code gives no report: contexts held in struct fields, contexts
-// derived inside the callback whose cancel is deferred there, sessions that
-// are passed elsewhere, and wrappers that hand the callback anything but the
+// whose cancel the callback calls itself (deferred, in a goroutine, or after
+// the leader context is done), stop channels it closes, sessions that are
+// passed elsewhere, and wrappers that hand the callback anything but the
 // leader context.
+//
+// Wrappers are found by the Forwards fact: a function whose parameter
+// reaches OnStartedLeading (directly, through a struct field the real
+// callback calls with its ctx, or through another wrapper) exports which
+// parameter it is, which one is called when leadership is lost, and whether
+// the wrapper itself stops the process on loss. Call sites in any package
+// are then checked like a callbacks literal.
 package leadershiploss

@@ -21,7 +21,12 @@
 //   - a redsync NewMutex whose expiry (WithExpiry, default 8 s) is shorter
 //     than its retry budget, WithTries x WithRetryDelay (defaults 32 and the
 //     minimum random delay, 50 ms);
+//   - a Consul session TTL string (LockOptions.SessionTTL, SessionEntry.TTL)
+//     outside the 10s..24h the server accepts;
 //   - this project's elector.Timing literal that Timing.Validate rejects.
+//
+// A literal whose timing fields are assigned again in the same function is
+// not judged.
 //
 // For example, this is reported at RenewDeadline:
 //
