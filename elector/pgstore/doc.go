@@ -28,8 +28,11 @@
 //     WHERE name = $1 AND holder = $2 AND token = $3 AND expires_at > now().
 //     Release sets expires_at to now() and keeps the row and its token.
 //   - Every operation is a single autocommit statement on any pooled
-//     connection: no session state, no session advisory locks, so it works
-//     with pgxpool and behind transaction-mode poolers (PgBouncer).
+//     connection: no session state, no session advisory locks, so any
+//     pgxpool connection serves any call. (Not tested behind PgBouncer: in
+//     transaction mode it needs PgBouncer 1.21+ or pgx's simple protocol
+//     for pgx's prepared statements, and Watch's LISTEN needs a direct or
+//     session-mode connection.)
 //   - Acquire and Release call pg_notify in the same statement; Watch
 //     LISTENs on a dedicated connection, so a standby is woken within
 //     milliseconds of a release. The channel is the table name.

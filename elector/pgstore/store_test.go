@@ -377,3 +377,14 @@ func TestInTermOrdersWritesBeforeSuccessor(t *testing.T) {
 		t.Fatalf("log %v; want the old term's write before the new term's (%d, %d)", tokens, old.Token, next.Token)
 	}
 }
+
+func TestTTLRoundsUp(t *testing.T) {
+	for _, c := range []struct {
+		ttl  time.Duration
+		want int64
+	}{{time.Microsecond, 1}, {time.Microsecond + 1, 2}, {1500 * time.Nanosecond, 2}, {time.Second, 1000000}, {1, 1}} {
+		if got := ttlMicros(c.ttl); got != c.want {
+			t.Errorf("ttlMicros(%v) = %d; want %d (a store may round up, never down)", c.ttl, got, c.want)
+		}
+	}
+}

@@ -147,3 +147,14 @@ func TestTokenFloor(t *testing.T) {
 		t.Fatalf("token %d after losing the counter; want > %d", second.Token, first.Token)
 	}
 }
+
+func TestTTLRoundsUp(t *testing.T) {
+	for _, c := range []struct {
+		ttl  time.Duration
+		want int64
+	}{{time.Millisecond, 1}, {time.Millisecond + 1, 2}, {1500 * time.Microsecond, 2}, {time.Second, 1000}, {1, 1}} {
+		if got := ttlMillis(c.ttl); got != c.want {
+			t.Errorf("ttlMillis(%v) = %d; want %d (a store may round up, never down)", c.ttl, got, c.want)
+		}
+	}
+}

@@ -126,6 +126,7 @@ func Launch(spec Spec) (*Server, error) {
 	}
 	s := &Server{spec: spec}
 	if err := s.prepareDir(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
