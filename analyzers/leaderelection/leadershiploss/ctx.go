@@ -374,10 +374,13 @@ func kindOf(t types.Type) string {
 // function named Run or Start (or RunXxx, StartXxx), a scheduler loop of
 // the knowledge base, or any call made by a go statement.
 func (c *checker) isWork(call *ast.CallExpr, inGo bool) bool {
+	fn := c.callee(call)
+	if fn != nil && perReplicaName(fn.Name()) {
+		return false
+	}
 	if inGo {
 		return true
 	}
-	fn := c.callee(call)
 	if fn == nil {
 		return false
 	}
@@ -385,6 +388,19 @@ func (c *checker) isWork(call *ast.CallExpr, inGo bool) bool {
 		return true
 	}
 	return workName(fn.Name())
+}
+
+// perReplicaName reports names of per-replica plumbing that a leader
+// callback may start on the process context without harm: servers,
+// listeners, health, metrics and debug endpoints.
+func perReplicaName(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"serve", "listen", "health", "metric", "probe", "pprof", "debug"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func workName(name string) bool {

@@ -243,3 +243,23 @@ func runCloseInside(r *reconciler) {
 		},
 	})
 }
+
+type metricsServer struct{}
+
+func (m *metricsServer) Serve(ctx context.Context) error        { return nil }
+func (m *metricsServer) StartHealthz(ctx context.Context) error { return nil }
+
+// Per-replica plumbing started from the callback on the process context.
+func runWithServers(ctx context.Context, r *reconciler, m *metricsServer) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("n"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lctx context.Context) {
+				go m.Serve(ctx)
+				go m.StartHealthz(ctx)
+				r.Run(lctx, 2)
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
