@@ -28,7 +28,9 @@ func WithEvents(fn func(Event)) Option { return func(c *Candidate) { c.onEvent =
 // if registration does (two candidates for one lease name in one registry).
 func WithMetrics(reg prometheus.Registerer) Option { return func(c *Candidate) { c.registerer = reg } }
 
-// WithClock replaces the real clock, for tests and simulation.
+// WithClock replaces the real clock, for tests and simulation. The leader
+// deadline, renew schedule and waits follow clk; per-call timeouts on store
+// requests use the runtime's timers.
 func WithClock(clk Clock) Option { return func(c *Candidate) { c.clock = clk } }
 
 func init() {
