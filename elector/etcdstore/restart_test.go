@@ -115,3 +115,28 @@ func TestRestartTokensNeverGoBack(t *testing.T) {
 	}
 	t.Logf("tokens across a restart and two kill -9: %v", tokens)
 }
+
+// TestWatchClosesWhenEtcdDies checks the Watcher contract on a dead server:
+// clientv3 alone would keep retrying with the channel open, leaving a
+// standby waiting for a wakeup that cannot come.
+func TestWatchClosesWhenEtcdDies(t *testing.T) {
+	e, open := startEtcd(t)
+	wake, err := open(t).Watch(testCtx(t, 20*time.Second), "job")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if err := e.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	limit := time.After(15 * time.Second)
+	for {
+		select {
+		case _, ok := <-wake:
+			if !ok {
+				return
+			}
+		case <-limit:
+			t.Fatal("watch channel still open 15 s after etcd was killed")
+		}
+	}
+}

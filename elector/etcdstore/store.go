@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/connectivity"
 )
 
 // MinTTL is the shortest lease etcd grants with its default timing
@@ -354,6 +355,7 @@ func (s *Store) Watch(ctx context.Context, name string) (<-chan struct{}, error)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	wch := s.c.Watch(clientv3.WithRequireLeader(wctx), key, clientv3.WithRev(resp.Header.Revision+1))
+	go s.cancelOnDisconnect(wctx, cancel)
 	out := make(chan struct{}, 1)
 	go func() {
 		defer close(out)
@@ -372,6 +374,24 @@ func (s *Store) Watch(ctx context.Context, name string) (<-chan struct{}, error)
 		}
 	}()
 	return out, nil
+}
+
+// cancelOnDisconnect ends a watch when the client's connection fails.
+// clientv3 would otherwise keep the watch channel open and retry forever
+// while etcd is unreachable; the contract wants the channel closed, so the
+// candidate knows to poll and to open a new watch later.
+func (s *Store) cancelOnDisconnect(ctx context.Context, cancel context.CancelFunc) {
+	conn := s.c.ActiveConnection()
+	for {
+		st := conn.GetState()
+		if st == connectivity.TransientFailure || st == connectivity.Shutdown {
+			cancel()
+			return
+		}
+		if !conn.WaitForStateChange(ctx, st) {
+			return // ctx ended
+		}
+	}
 }
 
 func (s *Store) forget(t elector.Term) {
