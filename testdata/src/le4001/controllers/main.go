@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"le4001/election"
+	"le4001/platform"
 )
 
 // Controller is a reconciler that runs until its context ends.
@@ -127,3 +128,10 @@ func DetachedCaller(ctx context.Context, c Controller) {
 }
 
 func runManager(ctx context.Context) { <-ctx.Done() }
+
+// Through two wrapper layers.
+func TwoLayers(ctx context.Context, c Controller) error {
+	return platform.RunLeader(ctx, logr.Discard(), "reports", func(context.Context) {
+		c.Run(ctx, logr.Discard(), &sync.WaitGroup{}) // want `leader callback starts c.Run with ctx, a context captured from TwoLayers`
+	})
+}
