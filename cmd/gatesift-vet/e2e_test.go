@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -148,36 +149,107 @@ func findingLines(s, id string) []string {
 	return out
 }
 
+// A loop in package main whose effect is in another package: the finding
+// needs the effect fact of billing.Charge, in both modes.
+const (
+	loopGo = `package main
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"example.com/x/billing"
+)
+
+func loop(ctx context.Context, db *sql.DB) {
+	t := time.NewTicker(time.Minute)
+	for range t.C {
+		billing.Charge(ctx, db)
+	}
+}
+`
+	billingGo = `package billing
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Charge records one charge.
+func Charge(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, "INSERT INTO refunds (amount) VALUES (1)")
+	return err
+}
+`
+)
+
+var positionLine = regexp.MustCompile(`^(\./)?[\w./-]+\.go:\d+:\d+: `)
+
+// diagnosticLines returns the position lines of a run's output (findings
+// and their related information), without the rule-ID suffix the
+// standalone text adds and the "./" go vet adds, sorted.
+func diagnosticLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if !positionLine.MatchString(l) {
+			continue
+		}
+		l = strings.TrimPrefix(l, "./")
+		l = regexp.MustCompile(` \(LE\d{4}\)$`).ReplaceAllString(l, "")
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	return lines
+}
+
 func TestStandaloneTextAndGoVetAgree(t *testing.T) {
 	t.Parallel()
-	dir := writeModule(t, map[string]string{"main.go": chargeGo})
+	testParity(t, billingGo)
+}
+
+// With both loops writing table charges, LE2001 reports the pair at the
+// second site "in source order". It orders sites by token.Pos, and
+// go/packages parses a package's files in parallel, so which file comes
+// first differs from go vet (files parsed in order) and from run to run.
+// Skipped until competingschedulers orders by file name and line; set
+// GATESIFT_E2E_LE2001_ORDER=1 to run it.
+func TestStandaloneAndGoVetAgreeOnCompetingSchedulers(t *testing.T) {
+	if os.Getenv("GATESIFT_E2E_LE2001_ORDER") == "" {
+		t.Skip("known LE2001 ordering bug (token.Pos order depends on the driver's parse order)")
+	}
+	t.Parallel()
+	testParity(t, strings.Replace(billingGo, "refunds", "charges", 1))
+}
+
+func testParity(t *testing.T, billing string) {
+	dir := writeModule(t, map[string]string{
+		"main.go":            chargeGo,
+		"loop.go":            loopGo,
+		"billing/billing.go": billing,
+	})
 
 	r := vet(t, dir, "./...")
 	if r.code != exitFindings {
 		t.Fatalf("want exit 3 on findings; %v", r)
 	}
 	got := findingLines(r.stdout, "LE1001")
-	if len(got) != 1 || !strings.HasPrefix(got[0], chargePos+": ") {
-		t.Fatalf("want one LE1001 finding at %s; %v", chargePos, r)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "loop.go:12:7: ") || !strings.Contains(got[0], "billing.Charge") ||
+		!strings.HasPrefix(got[len(got)-1], chargePos+": ") {
+		t.Fatalf("want LE1001 at loop.go:12:7 (through billing.Charge) and %s, sorted; %v", chargePos, r)
 	}
 	if r.stderr != "" {
 		t.Errorf("stderr should be empty when it is not a terminal: %q", r.stderr)
 	}
-	message := strings.TrimSuffix(strings.TrimPrefix(got[0], chargePos+": "), " (LE1001)")
 
 	g := goVet(t, dir, "./...")
 	if g.code == 0 {
 		t.Fatalf("go vet should fail on a finding; %v", g)
 	}
-	want := chargePos + ": " + message
-	found := false
-	for _, l := range strings.Split(g.stderr, "\n") {
-		if strings.TrimPrefix(l, "./") == want {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("go vet does not report the same finding %q:\n%v", want, g)
+	standalone, vetted := diagnosticLines(r.stdout), diagnosticLines(g.stderr)
+	if strings.Join(standalone, "\n") != strings.Join(vetted, "\n") {
+		t.Errorf("standalone and go vet disagree:\nstandalone:\n%s\ngo vet:\n%s",
+			strings.Join(standalone, "\n"), strings.Join(vetted, "\n"))
 	}
 }
 
