@@ -110,7 +110,7 @@ func (s *Store) Acquire(ctx context.Context, name, holder string, ttl time.Durat
 		}
 	}
 
-	lease, err := s.c.Grant(ctx, secs)
+	lease, err := s.grant(ctx, secs)
 	if err != nil {
 		return elector.Term{}, err
 	}
@@ -150,6 +150,21 @@ func (s *Store) Acquire(ctx context.Context, name, holder string, ttl time.Durat
 	s.leases[t] = leaseInfo{id: lease.ID, ttl: lease.TTL}
 	s.mu.Unlock()
 	return t, nil
+}
+
+// grant asks etcd for a lease of secs seconds. etcd raises a TTL below its
+// minimum and never lowers one, but the candidate's safety rests on that, so
+// a shorter grant is refused rather than trusted.
+func (s *Store) grant(ctx context.Context, secs int64) (*clientv3.LeaseGrantResponse, error) {
+	lease, err := s.c.Grant(ctx, secs)
+	if err != nil {
+		return nil, err
+	}
+	if lease.TTL < secs {
+		s.revokeQuietly(lease.ID)
+		return nil, fmt.Errorf("etcdstore: asked for a %d s lease, etcd granted %d s", secs, lease.TTL)
+	}
+	return lease, nil
 }
 
 // dropOwn ends a live term of the same holder before a reclaim. etcd refuses
@@ -227,7 +242,7 @@ func (s *Store) check(ctx context.Context, t elector.Term, id clientv3.LeaseID) 
 }
 
 func (s *Store) moveLease(ctx context.Context, t elector.Term, secs int64, old leaseInfo) error {
-	lease, err := s.c.Grant(ctx, secs)
+	lease, err := s.grant(ctx, secs)
 	if err != nil {
 		return err
 	}
