@@ -9,9 +9,13 @@
 //
 // Standalone, inside a module, with any go list patterns (default "."):
 //
-//	gatesift-vet ./...
-//	internal/billing/charge.go:41:12: time.Tick runs charge on every replica ... (LE1001)
-//	internal/billing/charge.go:43:3: 	effect: inserts into charges
+//	$ gatesift-vet ./...
+//	billing/charge.go:10:12: time.Tick runs loop body on every replica every 1m0s: it inserts
+//	  into table charges; guarded by nothing, so N replicas do it N times; run it under a lease
+//	  (elector.Run, client-go leaderelection) or claim the work (SKIP LOCKED, compare-and-set) (LE1001)
+//	billing/charge.go:11:3: 	effect: inserts into table charges via database/sql.(DB).ExecContext
+//
+// (each finding is one line; wrapped here).
 //
 // Each finding is one line, file:line:col: message (ID), with paths relative
 // to the working directory and findings sorted by position; its related

@@ -65,9 +65,9 @@ Usage:
 	%[1]s -list | -explain LE1001 | -version
 
 Exit codes:
-	0  no findings (with -json or -format=sarif: unless the tool failed)
-	1  tool, configuration or package-loading error
-	3  findings (with -json or SARIF only under -fail-on-findings)
+	0  no findings; with -json or -format=sarif, whatever was found
+	1  tool, configuration or package-loading error (any format)
+	3  findings; with -json or SARIF only under -fail-on-findings
 
 Flags:
 `, progname)
