@@ -1,7 +1,8 @@
 // Package redisstore is an elector.Store on Redis through go-redis v9.
 //
 // Each lease name has two keys sharing a hash tag (so they are in one
-// Redis Cluster slot), under a prefix (WithPrefix):
+// Redis Cluster slot; the tests use a single server, not a cluster), under
+// a prefix (WithPrefix):
 //
 //	<prefix>{<name>}:lease  "<token> <holder>", with PX expiry = the term
 //	<prefix>{<name>}:term   hash {token, holder}: the token counter and the
