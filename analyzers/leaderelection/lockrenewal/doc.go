@@ -1,0 +1,41 @@
+// Package lockrenewal defines the LE3004 analyzer: a fixed-TTL lock held
+// around work of unbounded duration, never extended or refreshed.
+//
+// # Analyzer lockrenewal
+//
+// lockrenewal: report fixed-TTL locks that can expire mid-work.
+//
+// A Redis lock expires after its TTL whether or not the holder is done.
+// When the work under it can take longer (a loop over input, a user
+// callback, network calls in a loop, sleeps), the lock expires mid-work,
+// another replica takes it and the same work runs twice at once. The
+// analyzer reports at the acquire, with Related at the unbounded work:
+//
+//   - redsync: rs.NewMutex(name, opts...) (8 s by default, or WithExpiry(d))
+//     then mu.Lock/LockContext/TryLock*, with no Extend/ExtendContext;
+//   - bsm/redislock: Obtain(ctx, key, ttl, opt) with no lock.Refresh;
+//   - go-redis: SetNX with a TTL, SetArgs{Mode: "NX", TTL: d}, or
+//     Do("SET", k, v, "NX", "PX", ms), with no Expire/PExpire or refresh
+//     script on the key;
+//   - a redsync mutex handed to the caller behind a type that cannot extend
+//     it (a scheduler's Lock interface with only Unlock), when the package
+//     never extends it: whatever the caller runs under it is bounded only by
+//     the TTL.
+//
+// Renewal anywhere in the function (a goroutine or ticker that extends, a
+// call of a package function that does), or the handle passed to code the
+// analysis cannot see, keeps it silent. Bounded work (a constant number of
+// iterations, a sleep shorter than half the constant TTL) is not reported.
+//
+// Example:
+//
+//	mu := rs.NewMutex("lock:sync")  // 8 s
+//	if err := mu.LockContext(ctx); err != nil { return err } // LE3004
+//	defer mu.UnlockContext(ctx)
+//	for _, a := range accounts { syncAccount(ctx, a) } // unbounded
+//
+// Fix: extend the lock while working (mu.ExtendContext, lock.Refresh, a
+// compare-and-PEXPIRE script) and stop the work when the extension fails,
+// or run the work under the project's elector, which renews the lease and
+// cancels the work's context when leadership is lost.
+package lockrenewal

@@ -1,0 +1,717 @@
+package lockrenewal
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+)
+
+// Analyzer reports LE3004.
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run})
+
+type checker struct {
+	p        *rule.Pass
+	info     *types.Info
+	pkg      *lockfacts.Package
+	renewers map[*types.Func]bool // package functions that renew some lock
+	scripts  map[types.Object]string
+	anyRenew bool
+}
+
+func run(p *rule.Pass) error {
+	if !p.ImportsKnown() {
+		return nil
+	}
+	c := &checker{p: p, info: p.TypesInfo, renewers: map[*types.Func]bool{}, scripts: map[types.Object]string{}}
+	files := p.Files()
+	c.pkg = lockfacts.Scan(p.Pkg, c.info, p.KB, files)
+	c.collectScripts(files)
+	c.collectRenewers()
+	for _, f := range c.pkg.Funcs {
+		for _, op := range f.Ops {
+			c.check(f, op)
+		}
+	}
+	return nil
+}
+
+// collectScripts records package variables and locals defined as
+// NewScript(constant source).
+func (c *checker) collectScripts(files []*ast.File) {
+	for _, file := range files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			var names []*ast.Ident
+			var values []ast.Expr
+			switch s := n.(type) {
+			case *ast.ValueSpec:
+				names, values = s.Names, s.Values
+			case *ast.AssignStmt:
+				for _, l := range s.Lhs {
+					id, _ := l.(*ast.Ident)
+					names = append(names, id)
+				}
+				values = s.Rhs
+			default:
+				return true
+			}
+			if len(names) != len(values) {
+				return true
+			}
+			for i, v := range values {
+				call, ok := ast.Unparen(v).(*ast.CallExpr)
+				if !ok || names[i] == nil {
+					continue
+				}
+				fn := lockfacts.Callee(c.info, call)
+				if fn == nil || fn.Name() != "NewScript" {
+					continue
+				}
+				for _, a := range call.Args {
+					if src, ok := lockfacts.StringConst(c.info, a); ok {
+						if obj := c.info.ObjectOf(names[i]); obj != nil {
+							c.scripts[obj] = src
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// renewsOp: the op extends a lock (or may: a script we cannot read).
+func (c *checker) renewsOp(op *lockfacts.Op) bool {
+	switch op.Kind {
+	case lockfacts.Renew, lockfacts.Expire:
+		return true
+	case lockfacts.Script:
+		src, ok := c.scriptSource(op)
+		return !ok || strings.Contains(strings.ToLower(src), "expire")
+	case lockfacts.Acquire:
+		// SET key token XX PX: a refresh through SetArgs or Do is not an
+		// acquire (no NX), so it never reaches here.
+	}
+	return false
+}
+
+func (c *checker) scriptSource(op *lockfacts.Op) (string, bool) {
+	if i, ok := op.API.Arg("script"); ok && i < len(op.Call.Args) {
+		return lockfacts.StringConst(c.info, op.Call.Args[i])
+	}
+	if op.Recv != nil {
+		if id, ok := ast.Unparen(op.Recv).(*ast.Ident); ok {
+			src, ok := c.scripts[c.info.ObjectOf(id)]
+			return src, ok
+		}
+	}
+	return "", false
+}
+
+// collectRenewers finds the package functions that renew a lock, directly
+// or through other package functions.
+func (c *checker) collectRenewers() {
+	calls := map[*types.Func][]*types.Func{}
+	for _, f := range c.pkg.Funcs {
+		fn, _ := c.info.Defs[f.Decl.Name].(*types.Func)
+		if fn == nil {
+			continue
+		}
+		for _, op := range f.Ops {
+			if c.renewsOp(op) {
+				c.renewers[fn] = true
+				c.anyRenew = true
+			}
+		}
+		ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if g := lockfacts.Callee(c.info, call); g != nil && g.Pkg() == c.p.Pkg {
+					calls[fn] = append(calls[fn], g.Origin())
+				}
+			}
+			return true
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn, callees := range calls {
+			if c.renewers[fn] {
+				continue
+			}
+			for _, g := range callees {
+				if c.renewers[g] {
+					c.renewers[fn], changed = true, true
+					break
+				}
+			}
+		}
+	}
+}
+
+// held describes an acquired fixed-TTL lock.
+type held struct {
+	op     *lockfacts.Op
+	handle string // handle expression text ("mu", "lock"), or ""
+	key    string // KeyID for key-based locks, or ""
+	ttl    string // for messages
+	ttlDur time.Duration
+	fix    string
+}
+
+func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
+	h := c.heldLock(f, op)
+	if h == nil {
+		return
+	}
+	// Renewal anywhere in the function, or through a package function it
+	// calls, or a goroutine that gets the handle: silent.
+	renewed := false
+	for _, o := range f.Ops {
+		if !c.renewsOp(o) || o == op {
+			continue
+		}
+		if o.Kind == lockfacts.Renew || o.Kind == lockfacts.Script || h.key == "" || o.KeyID() == h.key {
+			renewed = true
+		}
+	}
+	if renewed {
+		return
+	}
+	path := pathTo(f.Decl.Body, op.Call)
+	block, idx := enclosingBlock(path)
+	if block == nil {
+		return
+	}
+	// region: statements after the acquire's statement in its block, plus
+	// the body of an if/switch whose header holds the acquire
+	var region []ast.Stmt
+	if st, ok := block[idx].(*ast.IfStmt); ok && !within(op.Call, st.Body) {
+		region = append(region, st.Body)
+	}
+	region = append(region, block[idx+1:]...)
+	end := token.NoPos
+	if len(region) > 0 {
+		end = region[len(region)-1].End()
+	}
+	if rel := c.releasePos(f, h, op); rel.IsValid() && rel < end {
+		end = rel
+	}
+	var work ast.Node
+	var what string
+	escapes := false
+	for _, st := range region {
+		if st.Pos() >= end {
+			break
+		}
+		ast.Inspect(st, func(n ast.Node) bool {
+			if n == nil || escapes || n.Pos() >= end {
+				return false
+			}
+			switch x := n.(type) {
+			case *ast.FuncLit:
+				if mentions(x, h) {
+					escapes = true // a closure that sees the lock may renew it
+				}
+				return false
+			case *ast.GoStmt:
+				if mentions(x, h) {
+					escapes = true
+				}
+				return false
+			case *ast.CallExpr:
+				if c.callRenews(x, h) {
+					escapes = true
+					return false
+				}
+			}
+			if work == nil {
+				if w, ok := c.unbounded(n, h); ok {
+					work, what = n, w
+				}
+			}
+			return true
+		})
+	}
+	if escapes {
+		return
+	}
+	if work != nil {
+		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lock: %s", what)},
+			"%s takes %s with a fixed %s and holds it around work of unbounded duration (%s, line %d) without ever extending it: "+
+				"when the work outlasts the TTL the lock expires mid-work, another replica takes it and runs the same work at the same time; "+
+				"%s while working and stop when that fails, or run the work under the elector, which renews the lease and cancels the work on loss",
+			op.What(), h.label(), h.ttl, what, lockfacts.Line(c.p.Fset, work.Pos()), h.fix)
+		return
+	}
+	c.checkEscape(f, h, path)
+}
+
+func (h *held) label() string {
+	if h.handle != "" && h.op.Key == nil {
+		return "the lock " + h.handle
+	}
+	return "the lock " + h.op.KeyLabel()
+}
+
+// heldLock returns the fixed-TTL lock op acquires, or nil.
+func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
+	switch {
+	case op.Kind == lockfacts.Lock && op.Recv != nil && isRedsync(op.API.Pkg):
+		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), fix: "call " + lockfacts.ExprText(op.Recv) + ".ExtendContext(ctx) periodically (a goroutine with a ticker at a third of the expiry)"}
+		h.ttl = "expiry (set when the mutex was built)"
+		if m := c.mutexFor(f, h.handle); m != nil {
+			h.ttl = redsyncExpiry(c.info, c.p, m)
+			if m.Key != nil {
+				h.op = &lockfacts.Op{Call: op.Call, API: op.API, Key: m.Key, KeyConst: m.KeyConst, IsKeyConst: m.IsKeyConst}
+			}
+		}
+		return h
+	case op.Kind == lockfacts.Acquire && op.API.Name == "Obtain":
+		h := &held{op: op}
+		if lhs := assignedTo(f.Decl.Body, op.Call); lhs != "" && lhs != "_" {
+			h.handle = lhs
+		}
+		h.ttl = ttlText(op)
+		h.fix = "call lock.Refresh(ctx, ttl, nil) periodically (a goroutine with a ticker at a third of the TTL)"
+		return h
+	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && op.API.Kind != "sql":
+		h := &held{op: op, key: op.KeyID(), ttl: ttlText(op)}
+		h.fix = "extend the key periodically with a compare-and-PEXPIRE script (only while it still holds your token)"
+		return h
+	}
+	return nil
+}
+
+func ttlText(op *lockfacts.Op) string {
+	if op.TTLKnown {
+		return "TTL of " + lockfacts.FmtDuration(op.TTL)
+	}
+	if op.TTLExpr != nil {
+		return "TTL (" + lockfacts.ExprText(op.TTLExpr) + ")"
+	}
+	return "TTL"
+}
+
+func isRedsync(pkg string) bool { return strings.HasPrefix(pkg, "github.com/go-redsync/redsync") }
+
+// mutexFor finds `handle := rs.NewMutex(...)` in f.
+func (c *checker) mutexFor(f *lockfacts.Func, handle string) *lockfacts.Op {
+	for _, o := range f.Ops {
+		if o.Kind == lockfacts.Mutex && assignedTo(f.Decl.Body, o.Call) == handle {
+			return o
+		}
+	}
+	return nil
+}
+
+// redsyncExpiry describes the expiry a NewMutex call sets.
+func redsyncExpiry(info *types.Info, p *rule.Pass, m *lockfacts.Op) string {
+	if m.Spread {
+		return "expiry (8s by default, or whatever its options set)"
+	}
+	for _, o := range m.Opts {
+		call, ok := ast.Unparen(o).(*ast.CallExpr)
+		if !ok {
+			return "expiry (8s by default, or whatever its options set)"
+		}
+		oo := lockfacts.Classify(info, p.KB, call)
+		if oo != nil && oo.Kind == "expiry" {
+			if d, ok := lockfacts.IntConst(info, oo.TTLExpr); ok {
+				return "expiry of " + lockfacts.FmtDuration(time.Duration(d)) + " (WithExpiry)"
+			}
+			return "expiry (WithExpiry(" + lockfacts.ExprText(oo.TTLExpr) + "))"
+		}
+	}
+	return "default expiry of 8s"
+}
+
+// releasePos is the first non-deferred release of the lock after op.
+func (c *checker) releasePos(f *lockfacts.Func, h *held, op *lockfacts.Op) token.Pos {
+	deferred := map[*ast.CallExpr]bool{}
+	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
+		if d, ok := n.(*ast.DeferStmt); ok {
+			deferred[d.Call] = true
+		}
+		return true
+	})
+	for _, o := range f.Ops {
+		if o.Call.Pos() <= op.Call.Pos() || deferred[o.Call] {
+			continue
+		}
+		switch o.Kind {
+		case lockfacts.Unlock:
+			if h.handle != "" && lockfacts.ExprText(o.Recv) == h.handle {
+				return o.Call.Pos()
+			}
+		case lockfacts.Delete, lockfacts.Script:
+			if h.key != "" && o.KeyID() == h.key {
+				return o.Call.Pos()
+			}
+		}
+	}
+	return token.NoPos
+}
+
+// mentions reports whether n refers to the lock's handle or key text.
+func mentions(n ast.Node, h *held) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if found {
+			return false
+		}
+		if e, ok := m.(ast.Expr); ok {
+			t := lockfacts.ExprText(e)
+			if (h.handle != "" && t == h.handle) || (h.op.Key != nil && !h.op.IsKeyConst && t == lockfacts.ExprText(h.op.Key)) ||
+				(h.op.IsKeyConst && h.op.Key != nil && t == lockfacts.ExprText(h.op.Key)) {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// callRenews: a call of a package function that renews locks, or the
+// handle passed to code outside the standard library.
+func (c *checker) callRenews(call *ast.CallExpr, h *held) bool {
+	fn := lockfacts.Callee(c.info, call)
+	if fn != nil && c.renewers[fn.Origin()] {
+		return true
+	}
+	if h.handle == "" {
+		return false
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && lockfacts.ExprText(sel.X) == h.handle {
+		return false // the handle's own methods (Unlock, Valid, TTL)
+	}
+	if fn != nil && fn.Pkg() != nil && isStd(fn.Pkg().Path(), c.p.Pkg.Path()) {
+		return false
+	}
+	for _, a := range call.Args {
+		if lockfacts.ExprText(a) == h.handle {
+			return true
+		}
+	}
+	return false
+}
+
+var workMethods = map[string]bool{"Run": true, "Execute": true, "Handle": true, "Process": true, "Perform": true,
+	"Work": true, "Invoke": true, "Reconcile": true, "Call": true}
+
+// unbounded reports whether n is work of unbounded duration, and says what.
+func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
+	switch x := n.(type) {
+	case *ast.RangeStmt:
+		t := c.info.TypeOf(x.X)
+		if t == nil {
+			return "", false
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Chan:
+			return "a loop receiving from " + lockfacts.ExprText(x.X), true
+		case *types.Array:
+			return "", false
+		case *types.Pointer:
+			if _, ok := u.Elem().Underlying().(*types.Array); ok {
+				return "", false
+			}
+		case *types.Basic:
+			if tv := c.info.Types[x.X]; tv.Value != nil {
+				return "", false // range 3
+			}
+		}
+		if call := c.blockingCall(x.Body); call != nil {
+			return "a loop over " + lockfacts.ExprText(x.X) + " calling " + callName(call), true
+		}
+	case *ast.ForStmt:
+		if countedLoop(c.info, x) {
+			return "", false
+		}
+		if call := c.blockingCall(x.Body); call != nil {
+			if x.Cond == nil {
+				return "an endless loop calling " + callName(call), true
+			}
+			return "a loop while " + lockfacts.ExprText(x.Cond) + " calling " + callName(call), true
+		}
+	case *ast.CallExpr:
+		callee := typeutil.Callee(c.info, x)
+		switch obj := callee.(type) {
+		case *types.Var:
+			if _, ok := obj.Type().Underlying().(*types.Signature); ok {
+				return "the callback " + lockfacts.ExprText(x.Fun), true
+			}
+		case *types.Func:
+			sig := obj.Type().(*types.Signature)
+			if sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) && workMethods[obj.Name()] &&
+				obj.Pkg() != nil && !isStd(obj.Pkg().Path(), c.p.Pkg.Path()) {
+				return "the job " + lockfacts.ExprText(x.Fun) + ", whose duration the caller decides", true
+			}
+			if obj.Pkg() != nil && obj.Pkg().Path() == "time" && obj.Name() == "Sleep" && len(x.Args) == 1 {
+				if d, ok := lockfacts.IntConst(c.info, x.Args[0]); ok && h.op.TTLKnown && time.Duration(d) < h.op.TTL/2 {
+					return "", false
+				}
+				if d, ok := lockfacts.IntConst(c.info, x.Args[0]); ok && h.op.API != nil && isRedsync(h.op.API.Pkg) && time.Duration(d) < 4*time.Second && strings.Contains(h.ttl, "default") {
+					return "", false
+				}
+				return "time.Sleep(" + lockfacts.ExprText(x.Args[0]) + ")", true
+			}
+			if obj.Name() == "Wait" && sig.Recv() != nil {
+				if n := namedOf(sig.Recv().Type()); n == "sync.WaitGroup" || n == "golang.org/x/sync/errgroup.Group" {
+					return "waiting for " + lockfacts.ExprText(x.Fun), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func namedOf(t types.Type) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+		return n.Obj().Pkg().Path() + "." + n.Obj().Name()
+	}
+	return ""
+}
+
+// countedLoop: for i := 0; i < 3; i++ (a constant number of iterations).
+func countedLoop(info *types.Info, x *ast.ForStmt) bool {
+	init, ok := x.Init.(*ast.AssignStmt)
+	if !ok || len(init.Lhs) != 1 || len(init.Rhs) != 1 || info.Types[init.Rhs[0]].Value == nil {
+		return false
+	}
+	v, ok := init.Lhs[0].(*ast.Ident)
+	if !ok {
+		return false
+	}
+	obj := info.ObjectOf(v)
+	isV := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && obj != nil && info.ObjectOf(id) == obj
+	}
+	switch post := x.Post.(type) {
+	case *ast.IncDecStmt:
+		if !isV(post.X) {
+			return false
+		}
+	case *ast.AssignStmt:
+		if len(post.Lhs) != 1 || !isV(post.Lhs[0]) || (post.Tok != token.ADD_ASSIGN && post.Tok != token.SUB_ASSIGN) {
+			return false
+		}
+	default:
+		return false
+	}
+	b, ok := ast.Unparen(x.Cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.NEQ:
+		return isV(b.X) && info.Types[b.Y].Value != nil
+	}
+	return false
+}
+
+// blockingCall returns a call in body that may take time: I/O, a callback,
+// code outside the pure standard library, a sleep.
+func (c *checker) blockingCall(body *ast.BlockStmt) *ast.CallExpr {
+	var found *ast.CallExpr
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		switch obj := typeutil.Callee(c.info, call).(type) {
+		case *types.Var:
+			found = call
+		case *types.Func:
+			if obj.Pkg() == nil {
+				return true
+			}
+			path := obj.Pkg().Path()
+			if !isStd(path, c.p.Pkg.Path()) {
+				found = call
+				return false
+			}
+			if blockingStd(path, obj.Name()) {
+				found = call
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func blockingStd(path, name string) bool {
+	switch path {
+	case "net/http", "database/sql", "net", "os/exec", "net/smtp", "net/rpc":
+		return true
+	case "time":
+		return name == "Sleep"
+	}
+	return false
+}
+
+func callName(call *ast.CallExpr) string {
+	return lockfacts.ExprText(call.Fun)
+}
+
+// checkEscape reports a redsync mutex returned to the caller behind a type
+// that cannot extend it, when nothing in the package extends locks.
+func (c *checker) checkEscape(f *lockfacts.Func, h *held, path []ast.Node) {
+	if c.anyRenew || h.handle == "" || !isRedsync(h.op.API.Pkg) {
+		return
+	}
+	fn, _ := c.info.Defs[f.Decl.Name].(*types.Func)
+	if fn == nil {
+		return
+	}
+	results := fn.Type().(*types.Signature).Results()
+	var ret *ast.ReturnStmt
+	var via types.Type
+	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
+		if ret != nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		r, ok := n.(*ast.ReturnStmt)
+		if !ok || r.Pos() < h.op.Call.Pos() || len(r.Results) != results.Len() {
+			return true
+		}
+		for i, e := range r.Results {
+			if mentions(e, h) {
+				ret, via = r, results.At(i).Type()
+				return false
+			}
+		}
+		return true
+	})
+	if ret == nil || canRenew(via) {
+		return
+	}
+	c.p.Reportf(h.op.Call, []analysis.RelatedInformation{rule.Related(ret, "the lock leaves here as %s, which cannot extend it", types.TypeString(via, types.RelativeTo(c.p.Pkg)))},
+		"%s takes %s with a fixed %s and hands it to the caller as %s, which offers no way to extend it, and nothing in this package extends it: "+
+			"whatever the caller runs under the lock (a whole job) is bounded only by the TTL, and when it runs longer another replica "+
+			"takes the lock and runs the same work at the same time; extend the mutex while it is held (ExtendContext in a goroutine "+
+			"until Unlock) or expose renewal, or use the elector",
+		h.op.What(), h.label(), h.ttl, types.TypeString(via, types.RelativeTo(c.p.Pkg)))
+}
+
+// canRenew: the type (or its pointer) has a method that renews a lock.
+func canRenew(t types.Type) bool {
+	for _, tt := range []types.Type{t, types.NewPointer(t)} {
+		ms := types.NewMethodSet(tt)
+		for i := 0; i < ms.Len(); i++ {
+			name := ms.At(i).Obj().Name()
+			for _, pre := range []string{"Extend", "Refresh", "Renew", "KeepAlive", "Touch"} {
+				if strings.HasPrefix(name, pre) {
+					return true
+				}
+			}
+		}
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			break
+		}
+	}
+	return false
+}
+
+// pathTo returns the nodes from root down to target.
+func pathTo(root ast.Node, target ast.Node) []ast.Node {
+	var stack, out []ast.Node
+	ast.Inspect(root, func(n ast.Node) bool {
+		if out != nil {
+			return false
+		}
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		if n == target {
+			out = append([]ast.Node(nil), stack...)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// enclosingBlock returns the innermost statement list holding the path's
+// target and the index of the statement that contains it.
+func enclosingBlock(path []ast.Node) ([]ast.Stmt, int) {
+	for i := len(path) - 2; i >= 0; i-- {
+		var list []ast.Stmt
+		switch b := path[i].(type) {
+		case *ast.BlockStmt:
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		for j, st := range list {
+			if st == path[i+1] {
+				return list, j
+			}
+		}
+	}
+	return nil, 0
+}
+
+func within(n ast.Node, outer ast.Node) bool {
+	return outer.Pos() <= n.Pos() && n.End() <= outer.End()
+}
+
+// assignedTo returns the text of the first left-hand side that call's
+// result is assigned to (x := call, x, err := call, var x = call).
+func assignedTo(body *ast.BlockStmt, call *ast.CallExpr) string {
+	out := ""
+	ast.Inspect(body, func(n ast.Node) bool {
+		if out != "" {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			if len(s.Rhs) == 1 && ast.Unparen(s.Rhs[0]) == call && len(s.Lhs) > 0 {
+				out = lockfacts.ExprText(s.Lhs[0])
+			}
+		case *ast.ValueSpec:
+			if len(s.Values) == 1 && ast.Unparen(s.Values[0]) == call && len(s.Names) > 0 {
+				out = s.Names[0].Name
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// isStd reports whether path looks like a standard library package: no dot
+// in its first element, and not in the module of the package analyzed.
+func isStd(path, self string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	mine, _, _ := strings.Cut(self, "/")
+	return !strings.Contains(first, ".") && first != mine
+}
+
+var _ = fmt.Sprintf
