@@ -65,6 +65,9 @@ type Config struct {
 	// and only fencing does. Token counters survive.
 	LeaseLosses int
 
+	// NoWatch hides the store's Watcher, so standbys only poll.
+	NoWatch bool
+
 	// Unsafe selects a deliberately broken deadline for checker tests.
 	Unsafe simhooks.Unsafe
 }
@@ -121,6 +124,15 @@ type Term struct {
 	Paused time.Duration
 	// Crashed is true when the term ended with a crash of its process.
 	Crashed bool
+	// Born is when the holder's process (this life of it) started.
+	Born time.Time
+}
+
+// Life is one incarnation of a process, from start to crash (or the end of
+// the run).
+type Life struct {
+	Process, Life int
+	Born, Died    time.Time
 }
 
 // Write is one write a leader's work attempted on the fenced resource.
@@ -139,6 +151,7 @@ type Report struct {
 	Writes     []Write
 	Events     map[elector.EventKind]int
 	Crashes    int
+	Lives      []Life
 	Violations []string
 }
 
@@ -159,6 +172,7 @@ type simulation struct {
 	grants []elector.Term
 	events map[elector.EventKind]int
 	crash  int
+	lives  []Life
 }
 
 func (s *simulation) granted(t elector.Term) {
@@ -240,7 +254,7 @@ func Run(cfg Config) *Report {
 	wg.Wait()
 	s.works.Wait() // work abandoned by a shutdown that overran its budget
 
-	rep := &Report{Config: cfg, Start: s.start, Grants: s.grants, Events: s.events, Crashes: s.crash, Writes: s.fence.writes}
+	rep := &Report{Config: cfg, Start: s.start, Grants: s.grants, Events: s.events, Crashes: s.crash, Lives: s.lives, Writes: s.fence.writes}
 	for _, t := range s.terms {
 		if t.End.IsZero() { // work still running when the run ended
 			t.End = time.Now()
@@ -300,12 +314,16 @@ func (s *simulation) runSlot(ctx context.Context, slot int, seed uint64) {
 		if r.IntN(2) == 0 {
 			identity = fmt.Sprintf("p%d.%d", slot, life+1) // next life gets a fresh identity
 		}
-		if !p.live(ctx, crashAt, resigns, r.Uint64()) {
+		crashed := p.live(ctx, crashAt, resigns, r.Uint64())
+		s.mu.Lock()
+		s.lives = append(s.lives, Life{Process: slot, Life: life, Born: born, Died: time.Now()})
+		if crashed {
+			s.crash++
+		}
+		s.mu.Unlock()
+		if !crashed {
 			return
 		}
-		s.mu.Lock()
-		s.crash++
-		s.mu.Unlock()
 		if sleepCtx(ctx, downtime) != nil {
 			return
 		}
@@ -315,7 +333,11 @@ func (s *simulation) runSlot(ctx context.Context, slot int, seed uint64) {
 // live runs one incarnation; it reports whether the process crashed.
 func (p *proc) live(ctx context.Context, crashAt time.Duration, resigns []time.Duration, seed uint64) bool {
 	cfg := &p.sim.cfg
-	c, err := elector.New(&faultyStore{p: p, s: p.sim.store}, "sim",
+	var store elector.Store = &faultyStore{p: p, s: p.sim.store}
+	if cfg.NoWatch {
+		store = struct{ elector.Store }{store} // hides Watch
+	}
+	c, err := elector.New(store, "sim",
 		elector.WithIdentity(p.identity),
 		elector.WithTiming(cfg.Timing),
 		elector.WithClock(p.clock),

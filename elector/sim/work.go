@@ -61,7 +61,7 @@ func (s *simulation) write(token uint64) {
 }
 
 func (s *simulation) beginTerm(p *proc, l elector.Lease) *Term {
-	t := &Term{Token: l.Token(), Process: p.slot, Life: p.life, Identity: l.Holder(), Start: time.Now()}
+	t := &Term{Token: l.Token(), Process: p.slot, Life: p.life, Identity: l.Holder(), Start: time.Now(), Born: p.clock.born}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.terms = append(s.terms, t)
