@@ -351,7 +351,7 @@ func (c *checker) isRenew(fn *types.Func) bool {
 		return true
 	}
 	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg().Path() == "sync" {
+	if !ok || sig.Recv() == nil || fn.Pkg() == nil || processLocal(fn.Pkg().Path()) {
 		return false
 	}
 	named := false
@@ -377,7 +377,7 @@ func (c *checker) isRenew(fn *types.Func) bool {
 // taken (gocron's Locker.Lock(key) (bool, error) and its many copies).
 func lockLikeAcquire(fn *types.Func) bool {
 	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg().Path() == "sync" {
+	if !ok || sig.Recv() == nil || fn.Pkg() == nil || processLocal(fn.Pkg().Path()) {
 		return false
 	}
 	switch fn.Name() {
@@ -425,4 +425,14 @@ func projectLogger(fn *types.Func) bool {
 		}
 	}
 	return false
+}
+
+// processLocal reports packages whose locks and semaphores live in the
+// process (sync, x/sync/semaphore): not shared between replicas.
+func processLocal(path string) bool {
+	switch path {
+	case "sync", "sync/atomic", "os", "runtime", "testing":
+		return true
+	}
+	return strings.HasPrefix(path, "golang.org/x/sync")
 }
