@@ -151,7 +151,24 @@ func (c *checker) discarded(body *ast.BlockStmt, stmt ast.Stmt, call *ast.CallEx
 	if !ok || sig.Results().Len() == 0 {
 		return
 	}
+	// the success indicator: the bool results if any, else the error
+	var indicators []int
 	for i := 0; i < sig.Results().Len(); i++ {
+		if b, ok := sig.Results().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+			indicators = append(indicators, i)
+		}
+	}
+	if len(indicators) == 0 {
+		for i := 0; i < sig.Results().Len(); i++ {
+			if types.Identical(sig.Results().At(i).Type(), types.Universe.Lookup("error").Type()) {
+				indicators = append(indicators, i)
+			}
+		}
+	}
+	if len(indicators) == 0 {
+		return
+	}
+	for _, i := range indicators {
 		if !discardedResult(lhs, i, c.info, used) {
 			return
 		}
