@@ -54,7 +54,7 @@ func (v *vanishing) Release(ctx context.Context, t elector.Term) error {
 }
 
 // starts runs a candidate whose work reports each start on a channel.
-func starts(b *testing.B, s elector.Store, name, id string) (chan elector.Lease, func()) {
+func starts(b *testing.B, s elector.Store, name, id string) (*elector.Candidate, chan elector.Lease, func()) {
 	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(benchTiming))
 	if err != nil {
 		b.Fatal(err)
@@ -70,7 +70,7 @@ func starts(b *testing.B, s elector.Store, name, id string) (chan elector.Lease,
 			return nil
 		})
 	}()
-	return ch, func() { cancel(); <-done }
+	return c, ch, func() { cancel(); <-done }
 }
 
 func reportRatio(b *testing.B, total time.Duration, unit string) {
@@ -80,31 +80,44 @@ func reportRatio(b *testing.B, total time.Duration, unit string) {
 	b.ReportMetric(0, "ns/op") // the custom metrics are what matters
 }
 
-// BenchmarkGracefulHandover measures a graceful shutdown of the leader (its
-// work stops, it releases) to the standby's work starting.
+// BenchmarkGracefulHandover measures a graceful end of the leader's term
+// (Resign, or a shutdown of its Run) to the standby's work starting: the
+// work stops, the term is released, the standby wakes by watch or poll.
 func BenchmarkGracefulHandover(b *testing.B) {
-	for _, watch := range []bool{true, false} {
-		b.Run(map[bool]string{true: "watch", false: "poll"}[watch], func(b *testing.B) {
+	for _, how := range []struct {
+		name        string
+		watch, shut bool
+	}{
+		{"resign/watch", true, false},
+		{"resign/poll", false, false},
+		{"shutdown/watch", true, true},
+	} {
+		b.Run(how.name, func(b *testing.B) {
 			var s elector.Store = memstore.New()
-			if !watch {
+			if !how.watch {
 				s = pollOnly{s}
 			}
 			var total time.Duration
 			for i := 0; i < b.N; i++ {
 				name := fmt.Sprintf("handover-%d", i)
-				leader, stopLeader := starts(b, s, name, "a")
-				first := <-leader
-				standby, stopStandby := starts(b, s, name, "b")
+				leader, leads, stopLeader := starts(b, s, name, "a")
+				first := <-leads
+				_, standbyLeads, stopStandby := starts(b, s, name, "b")
 				// The standby is waiting, at a varying point of its poll cycle.
 				time.Sleep(benchTiming.RetryInterval + time.Duration(i%10)*benchTiming.RetryInterval/10)
 				t0 := time.Now()
-				stopLeader()
-				next := <-standby
+				if how.shut {
+					stopLeader()
+				} else if !leader.Resign() {
+					b.Fatal("Resign: not leading")
+				}
+				next := <-standbyLeads
 				total += time.Since(t0)
 				if next.Token() <= first.Token() {
 					b.Fatalf("token %d after %d", next.Token(), first.Token())
 				}
 				stopStandby()
+				stopLeader()
 			}
 			reportRatio(b, total, "handover")
 		})
@@ -120,9 +133,9 @@ func BenchmarkCrashFailover(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		name := fmt.Sprintf("failover-%d", i)
 		va := &vanishing{Store: s}
-		leader, stopLeader := starts(b, va, name, "a")
+		_, leader, stopLeader := starts(b, va, name, "a")
 		<-leader
-		standby, stopStandby := starts(b, s, name, "b")
+		_, standby, stopStandby := starts(b, s, name, "b")
 		// Vanish at a random point of the renew cycle.
 		time.Sleep(benchTiming.RenewInterval + time.Duration(i%10)*benchTiming.RenewInterval/10)
 		t0 := time.Now()
