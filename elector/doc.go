@@ -18,10 +18,11 @@
 //   - The work's context is cancelled before any other candidate can be
 //     granted the lease: at the send time of the last successful acquire or
 //     renew, on the monotonic clock, plus LeaseDuration - DriftBound -
-//     StopBudget. (Measuring from the response instead, as client-go does,
-//     adds the whole round trip to the leader's belief; the simulator in
-//     elector/sim catches that.) A renew that fails with ErrLost cancels
-//     the work at once with an event saying why.
+//     StopBudget. (Measuring from the response instead adds the whole round
+//     trip to the leader's belief; the simulator in elector/sim catches
+//     that.) The cancellation runs on its own goroutine, so a slow event
+//     callback or logger cannot delay it. A renew that fails with ErrLost
+//     cancels the work at once with an event saying why.
 //   - The lease is released only after the work has returned, so a standby
 //     never starts while this instance still works (unless the work overruns
 //     its stop budget, which is reported as WorkOverran).
