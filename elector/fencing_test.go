@@ -116,3 +116,18 @@ func TestFenceHandler(t *testing.T) {
 		t.Errorf("handler ran %d times; want 3 (the admitted writes)", hits)
 	}
 }
+
+func TestFenceAdmit(t *testing.T) {
+	var f elector.Fence
+	for _, step := range []struct {
+		token uint64
+		ok    bool
+	}{{3, true}, {3, true}, {2, false}, {5, true}, {4, false}, {0, false}} {
+		if err := f.Admit(step.token); (err == nil) != step.ok {
+			t.Errorf("Admit(%d) = %v; want ok=%v", step.token, err, step.ok)
+		}
+	}
+	if f.Latest() != 5 {
+		t.Errorf("Latest = %d; want 5", f.Latest())
+	}
+}
