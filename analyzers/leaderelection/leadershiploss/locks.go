@@ -173,6 +173,12 @@ func (c *checker) discarded(body *ast.BlockStmt, stmt ast.Stmt, call *ast.CallEx
 			return
 		}
 	}
+	// lock, _ := Obtain(...); if lock == nil { return }: checked after all
+	for _, l := range lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name != "_" && c.comparedToNil(body, c.info.Defs[id]) {
+			return
+		}
+	}
 	c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(work, "runs whether or not the lock was obtained")},
 		"the result of %s is discarded and the work runs anyway: when another replica holds the lock (or the store fails) this replica runs the job too, so on N replicas it runs N times; check the result and skip the work unless the lock was obtained, or use the elector package",
 		apiName(fn))
@@ -357,7 +363,6 @@ func recvName(fn *types.Func) string {
 	return ""
 }
 
-var _ = token.NoPos
 
 // isRenew reports whether fn renews a lock or lease: a knowledge-base entry
 // of kind renew, or a method named Heartbeat, Renew, Refresh, Extend or
@@ -452,4 +457,31 @@ func processLocal(path string) bool {
 		return true
 	}
 	return strings.HasPrefix(path, "golang.org/x/sync")
+}
+
+// comparedToNil reports whether obj is compared with nil in body.
+func (c *checker) comparedToNil(body *ast.BlockStmt, obj types.Object) bool {
+	if obj == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		be, ok := n.(*ast.BinaryExpr)
+		if !ok || found || (be.Op != token.EQL && be.Op != token.NEQ) {
+			return !found
+		}
+		isObj := func(e ast.Expr) bool {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			return ok && c.info.Uses[id] == obj
+		}
+		isNil := func(e ast.Expr) bool {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			return ok && c.info.Uses[id] == types.Universe.Lookup("nil")
+		}
+		if (isObj(be.X) && isNil(be.Y)) || (isObj(be.Y) && isNil(be.X)) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

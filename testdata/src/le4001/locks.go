@@ -220,3 +220,12 @@ func runJobOK(key string, job func()) {
 	}
 	job()
 }
+
+func dailyReportNilCheck(ctx context.Context, locker *redislock.Client, report func(context.Context)) {
+	lock, _ := locker.Obtain(ctx, "report:daily", time.Minute, nil)
+	if lock == nil {
+		return
+	}
+	defer lock.Release(ctx)
+	report(ctx)
+}
