@@ -363,7 +363,6 @@ func recvName(fn *types.Func) string {
 	return ""
 }
 
-
 // isRenew reports whether fn renews a lock or lease: a knowledge-base entry
 // of kind renew, or a method named Heartbeat, Renew, Refresh, Extend or
 // KeepAlive (and their Xxx forms) of a type that also has Lock and Unlock
