@@ -123,6 +123,8 @@ func (s *Set) add(d *Directive) {
 
 // parseOne parses the text after "//gatesift:".
 func parseOne(text string) *Directive {
+	// A second "//" starts an ordinary comment after the directive.
+	text, _, _ = strings.Cut(text, "//")
 	head, reason, hasReason := strings.Cut(text, "--")
 	reason = strings.TrimSpace(reason)
 	fields := strings.Fields(head)
