@@ -126,3 +126,38 @@ func TestLeaseNameUnique(t *testing.T) {
 		}
 	}
 }
+
+// restartable models a server restart on top of memstore: durable restarts
+// keep the token counters, the broken variant forgets them.
+type restartable struct {
+	s      *memstore.Store
+	forget bool
+}
+
+func (r *restartable) restart(t *testing.T) {
+	if r.forget {
+		r.s = memstore.New() // a store that loses its counters
+		return
+	}
+	r.s.Restart()
+	r.s.LoseLeases() // the harder case: volatile leases, durable tokens
+}
+
+func TestRunRestart(t *testing.T) {
+	r := &restartable{s: memstore.New()}
+	storetest.RunRestart(t, func(t *testing.T) elector.Store { return r.s }, r.restart)
+}
+
+func TestRunRestartCatchesReusedTokens(t *testing.T) {
+	if os.Getenv(brokenEnv) == "forget-tokens" {
+		r := &restartable{s: memstore.New(), forget: true}
+		storetest.RunRestart(t, func(t *testing.T) elector.Store { return r.s }, r.restart)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunRestartCatchesReusedTokens$", "-test.count=1")
+	cmd.Env = append(os.Environ(), brokenEnv+"=forget-tokens")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "reused a token") {
+		t.Fatalf("RunRestart passed a store that forgets its tokens (err %v):\n%s", err, out)
+	}
+}
