@@ -148,6 +148,9 @@ func prescan(args []string, pre *commonFlags) bool {
 	// per analyzer, their own flags, and the standard ones. Only whether a
 	// flag is boolean matters here, so each gets a throwaway value.
 	for _, a := range analyzers() {
+		if fs.Lookup(a.Name) != nil {
+			continue // analyzer names need not be unique
+		}
 		fs.Bool(a.Name, false, "")
 		a.Flags.VisitAll(func(f *flag.Flag) {
 			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
