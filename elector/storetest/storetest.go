@@ -11,6 +11,9 @@
 // (the subtest name plus a random suffix), so subtests never interfere and the
 // suite can share a server with other tests.
 //
+// RunRestart adds the one rule a suite on a running server cannot check:
+// tokens survive a restart (or kill -9) of the server.
+//
 // Timing: the suite uses 1-2 s TTLs and allows a store to round a TTL up to
 // whole seconds (expiry may take up to six times the ttl before the suite
 // fails); it takes about 8 s per store against a local server.
