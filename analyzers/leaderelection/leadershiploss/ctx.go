@@ -108,9 +108,14 @@ func (cb *callback) index() {
 			if v == nil {
 				continue
 			}
-			if i == 0 {
+			switch {
+			case i == 0:
 				cb.defs[v] = append(cb.defs[v], rhs[0])
-			} else {
+			case call != nil && isContext(v.Type()) && cb.onlyContextArg(call) != nil:
+				// g, gctx := errgroup.WithContext(ctx): derived from its
+				// only context argument
+				cb.defs[v] = append(cb.defs[v], cb.onlyContextArg(call))
+			default:
 				cb.defs[v] = append(cb.defs[v], nil) // a non-first result: unknown
 			}
 		}
@@ -234,6 +239,20 @@ func (cb *callback) cancelledHere(v *types.Var) bool {
 		return true
 	})
 	return found
+}
+
+// onlyContextArg returns the single context argument of call, or nil.
+func (cb *callback) onlyContextArg(call *ast.CallExpr) ast.Expr {
+	var only ast.Expr
+	for _, a := range call.Args {
+		if isContext(cb.c.info.TypeOf(a)) {
+			if only != nil {
+				return nil
+			}
+			only = a
+		}
+	}
+	return only
 }
 
 func (cb *callback) inScope(pos token.Pos) bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -258,6 +259,36 @@ func runWithServers(ctx context.Context, r *reconciler, m *metricsServer) {
 				go m.Serve(ctx)
 				go m.StartHealthz(ctx)
 				r.Run(lctx, 2)
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// An errgroup on the process context: its goroutines outlive leadership.
+func runErrgroup(ctx context.Context, r *reconciler) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("o"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lctx context.Context) {
+				g, gctx := errgroup.WithContext(ctx)
+				g.Go(func() error { r.RunWithContext(gctx); return nil }) // want `leader callback starts r.RunWithContext with gctx \(derived from ctx, a context captured from runErrgroup\)`
+				_ = g.Wait()
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// The same on the leader context: fine.
+func runErrgroupGood(ctx context.Context, r *reconciler) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("p"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				g, gctx := errgroup.WithContext(ctx)
+				g.Go(func() error { r.RunWithContext(gctx); return nil })
+				_ = g.Wait()
 			},
 			OnStoppedLeading: func() { klog.Info("lost") },
 		},
