@@ -108,7 +108,7 @@ func Example_service() {
 // Observing who leads, without competing, e.g. for a status page.
 func ExampleObserve() {
 	store := memstore.New()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if _, err := store.Acquire(ctx, "reconciler", "host-a", time.Minute); err != nil {
 		fmt.Println(err)
