@@ -428,4 +428,31 @@ func TestPanickingRule(t *testing.T) {
 	if len(findingLines(r.stdout, "LE1001")) != 1 {
 		t.Errorf("the other package's finding is lost; %v", r)
 	}
+
+	// SARIF also tells code-scanning services that the tool had a problem.
+	out := filepath.Join(dir, "out.sarif")
+	execIn(t, dir, bin, "-format=sarif", "-o", out, "./...")
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := loadSARIFSchema(t).validateDoc(data); len(errs) > 0 {
+		t.Errorf("invalid SARIF: %v", errs)
+	}
+	var doc struct {
+		Runs []struct {
+			Invocations []struct {
+				ToolExecutionNotifications []struct {
+					Level   string
+					Message struct{ Text string }
+				}
+			}
+		}
+	}
+	json.Unmarshal(data, &doc)
+	if len(doc.Runs) != 1 || len(doc.Runs[0].Invocations) != 1 ||
+		len(doc.Runs[0].Invocations[0].ToolExecutionNotifications) != 1 ||
+		!strings.Contains(doc.Runs[0].Invocations[0].ToolExecutionNotifications[0].Message.Text, "internal error") {
+		t.Errorf("no tool notification for the panic:\n%s", data)
+	}
 }

@@ -165,6 +165,16 @@ func writeSARIF(w io.Writer, res *results) error {
 			Message: sarifMessage{e.pkgID + ": " + e.analyzer + ": " + e.err},
 		})
 	}
+	for _, f := range res.findings {
+		// A rule that panicked lost its findings for that package: say so
+		// where services look for tool problems, not only as a result.
+		if strings.HasPrefix(f.diag.Message, "internal error:") {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+				Level:   "error",
+				Message: sarifMessage{f.pkgID + ": " + f.diag.Message},
+			})
+		}
+	}
 	run.Invocations = []sarifInvocation{inv}
 
 	for _, list := range [][]*finding{res.findings, res.suppressed} {
