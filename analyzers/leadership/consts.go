@@ -11,7 +11,9 @@ import (
 // through named constants (the type checker already does), and through
 // variables of the package that are initialised once with a constant
 // expression and never written again (no other assignment, no ++/--, no
-// address taken, so no flag.DurationVar or yaml.Unmarshal into them).
+// address taken, so no flag.DurationVar or yaml.Unmarshal into them; a
+// pointer handed to a configuration literal, Options{D: &d}, is a read), and
+// through &v itself.
 // Variables of other packages, and exported package-level variables (which
 // other packages may set), are unknown.
 type Consts struct {
@@ -41,7 +43,17 @@ func NewConsts(info *types.Info, pkg *types.Package, files []*ast.File) *Consts 
 		}
 	}
 	for _, f := range files {
+		var stack []ast.Node
 		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			var parent ast.Node
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, n)
 			switch n := n.(type) {
 			case *ast.ValueSpec:
 				for i, id := range n.Names {
@@ -69,6 +81,11 @@ func NewConsts(info *types.Info, pkg *types.Package, files []*ast.File) *Consts 
 				write(n.X)
 			case *ast.UnaryExpr:
 				if n.Op == token.AND {
+					if kv, ok := parent.(*ast.KeyValueExpr); ok && kv.Value == n {
+						// Options{LeaseDuration: &lease}: a pointer handed to a
+						// configuration struct, read by the library
+						break
+					}
 					write(n.X)
 				}
 			case *ast.RangeStmt:
@@ -138,7 +155,13 @@ func (c *Consts) value(e ast.Expr, depth int) constant.Value {
 		}
 	case *ast.UnaryExpr:
 		x := c.value(e.X, depth+1)
-		if x == nil || (e.Op != token.SUB && e.Op != token.ADD) {
+		if x == nil {
+			return nil
+		}
+		if e.Op == token.AND {
+			return x // the value behind a pointer to a write-once variable
+		}
+		if e.Op != token.SUB && e.Op != token.ADD {
 			return nil
 		}
 		return constant.UnaryOp(e.Op, x, 0)

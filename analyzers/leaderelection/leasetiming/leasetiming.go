@@ -96,10 +96,10 @@ func fmtDur(ns int64) string { return time.Duration(ns).String() }
 
 // fields returns the constant value of each keyed field of lit whose KB kind
 // is one of kinds, by kind, and the key-value nodes.
-func (c *checker) fields(lit *ast.CompositeLit, kinds ...string) (map[string]int64, map[string]*ast.KeyValueExpr, bool) {
+func (c *checker) fields(lit *ast.CompositeLit, kinds ...string) (map[string]int64, map[string]ast.Node, bool) {
 	t := c.info.TypeOf(lit)
 	vals := map[string]int64{}
-	nodes := map[string]*ast.KeyValueExpr{}
+	nodes := map[string]ast.Node{}
 	allConst := true
 	for _, elt := range lit.Elts {
 		kv, ok := elt.(*ast.KeyValueExpr)
@@ -130,28 +130,75 @@ func (c *checker) fields(lit *ast.CompositeLit, kinds ...string) (map[string]int
 // constant.
 func (c *checker) clientGo(lit *ast.CompositeLit) {
 	vals, nodes, allConst := c.fields(lit, "timing-lease", "timing-renew", "timing-retry")
-	if !allConst || len(vals) != 3 {
+	if !allConst || len(vals) == 0 {
 		return
 	}
+	// fields left out take the library's default when it has one
+	// (controller-runtime), which also needs leader election turned on
+	t := c.info.TypeOf(lit)
+	n := leadership.NamedOf(t)
+	if n == nil || n.Obj().Pkg() == nil {
+		return
+	}
+	if c.hasEnableField(n) && !c.setsField(lit, "timing-enable") {
+		return // leader election off: the timing is unused
+	}
+	defaulted := map[string]bool{}
+	for _, kind := range []string{"timing-lease", "timing-renew", "timing-retry"} {
+		if _, ok := vals[kind]; ok {
+			continue
+		}
+		var def int64 = -1
+		for _, a := range c.p.KB.Coordinators {
+			if a.Kind == kind && a.Pkg == n.Obj().Pkg().Path() && a.Recv == n.Obj().Name() {
+				if ms, ok := a.Args["default_ms"]; ok {
+					def = int64(ms) * int64(time.Millisecond)
+				}
+			}
+		}
+		if def < 0 {
+			return // unset and no default: judged elsewhere, or filled in later
+		}
+		vals[kind] = def
+		defaulted[kind] = true
+	}
+	for _, kind := range []string{"timing-lease", "timing-renew", "timing-retry"} {
+		if nodes[kind] == nil {
+			nodes[kind] = lit // the default of a field left out
+		}
+	}
+
 	lease, renew, retry := vals["timing-lease"], vals["timing-renew"], vals["timing-retry"]
 	jitter := c.jitter()
+	label := func(kind, name string, v int64) analysis.RelatedInformation {
+		if defaulted[kind] {
+			return rule.Related(nodes[kind], "%s %s (the default: the field is not set)", name, fmtDur(v))
+		}
+		return rule.Related(nodes[kind], "%s %s", name, fmtDur(v))
+	}
 	related := []analysis.RelatedInformation{
-		rule.Related(nodes["timing-lease"], "LeaseDuration %s", fmtDur(lease)),
-		rule.Related(nodes["timing-renew"], "RenewDeadline %s", fmtDur(renew)),
-		rule.Related(nodes["timing-retry"], "RetryPeriod %s", fmtDur(retry)),
+		label("timing-lease", "LeaseDuration", lease),
+		label("timing-renew", "RenewDeadline", renew),
+		label("timing-retry", "RetryPeriod", retry),
+	}
+	at := func(kind, fallback string) ast.Node {
+		if defaulted[kind] {
+			return nodes[fallback]
+		}
+		return nodes[kind]
 	}
 	switch {
 	case lease <= renew:
-		c.p.Reportf(nodes["timing-lease"], related,
-			"LeaseDuration %s is not longer than RenewDeadline %s: client-go's NewLeaderElector rejects this (RunOrDie panics on every replica), and were it accepted a leader still retrying its renewal would hold a lease that standbys already consider expired, so two replicas would lead at once; keep LeaseDuration > RenewDeadline (client-go defaults: 15s/10s/2s)",
+		c.p.Reportf(at("timing-lease", "timing-renew"), related,
+			"LeaseDuration %s is not longer than RenewDeadline %s: client-go's NewLeaderElector rejects this, so leader election cannot start on any replica (RunOrDie panics, a manager fails to start), and were it accepted a leader still retrying its renewal would hold a lease that standbys already consider expired, so two replicas would lead at once; keep LeaseDuration > RenewDeadline (client-go defaults: 15s/10s/2s)",
 			fmtDur(lease), fmtDur(renew))
 	case renew <= int64(time.Duration(jitter*float64(retry))):
-		c.p.Reportf(nodes["timing-renew"], related,
-			"RenewDeadline %s is not longer than %.1f x RetryPeriod %s (= %s): client-go's NewLeaderElector rejects this (RunOrDie panics on every replica), because a single jittered retry could outlast the deadline and the leader would give up after one failed renewal; keep RenewDeadline > JitterFactor x RetryPeriod (client-go defaults: 15s/10s/2s)",
+		c.p.Reportf(at("timing-renew", "timing-retry"), related,
+			"RenewDeadline %s is not longer than %.1f x RetryPeriod %s (= %s): client-go's NewLeaderElector rejects this, so leader election cannot start on any replica (RunOrDie panics, a manager fails to start), because a single jittered retry could outlast the deadline and the leader would give up after one failed renewal; keep RenewDeadline > JitterFactor x RetryPeriod (client-go defaults: 15s/10s/2s)",
 			fmtDur(renew), jitter, fmtDur(retry), time.Duration(jitter*float64(retry)))
 	case retry < 1:
 		c.p.Reportf(nodes["timing-retry"], related,
-			"RetryPeriod %s is not positive: client-go's NewLeaderElector rejects it (RunOrDie panics on every replica); use a positive period (default 2s)", fmtDur(retry))
+			"RetryPeriod %s is not positive: client-go's NewLeaderElector rejects it, so leader election cannot start on any replica; use a positive period (default 2s)", fmtDur(retry))
 	}
 }
 
@@ -406,6 +453,37 @@ func (c *checker) isOverridden(n ast.Node) bool {
 		if fd.Pos() <= n.Pos() && n.End() <= fd.End() {
 			return true
 		}
+	}
+	return false
+}
+
+// hasEnableField reports whether the type has a field of kind timing-enable.
+func (c *checker) hasEnableField(n *types.Named) bool {
+	for _, a := range c.p.KB.Coordinators {
+		if a.Kind == "timing-enable" && a.Pkg == n.Obj().Pkg().Path() && a.Recv == n.Obj().Name() {
+			return true
+		}
+	}
+	return false
+}
+
+// setsField reports whether lit sets a field of the given kind to anything
+// but the constant false.
+func (c *checker) setsField(lit *ast.CompositeLit, kind string) bool {
+	t := c.info.TypeOf(lit)
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		if !ok || leadership.FieldOf(c.p.KB, t, key.Name, kind) == nil {
+			continue
+		}
+		if v := c.consts.Value(kv.Value); v != nil && v.Kind() == constant.Bool && !constant.BoolVal(v) {
+			return false
+		}
+		return true
 	}
 	return false
 }
