@@ -455,3 +455,33 @@ func TestSlowEventCallbackDoesNotDelayDeadline(t *testing.T) {
 		}
 	})
 }
+
+func TestRunMisuse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ev events
+		c := newCandidate(t, memstore.New(), "a", &ev)
+		if err := c.Run(t.Context(), nil); err == nil {
+			t.Error("Run accepted nil work")
+		}
+		rec := newRecorder()
+		stop := runBg(t, c, rec.work)
+		defer stop()
+		<-rec.start
+		if err := c.Run(t.Context(), rec.work); !errors.Is(err, elector.ErrAlreadyRunning) {
+			t.Errorf("second concurrent Run = %v; want ErrAlreadyRunning", err)
+		}
+		stop()
+		if c.Resign() {
+			t.Error("Resign after Run returned reported a term")
+		}
+		// Run can be called again after it returned.
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- c.Run(ctx, rec.work) }()
+		<-rec.start
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("second Run returned %v", err)
+		}
+	})
+}
