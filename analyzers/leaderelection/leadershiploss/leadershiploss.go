@@ -19,7 +19,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews)},
 })
 
 const schedulers = signals.Schedulers
@@ -58,6 +58,8 @@ type checker struct {
 	fieldParam map[*types.Var]paramRef
 	local      map[*types.Func]*Forwards
 	checked    map[ast.Node]bool
+	renews     map[*types.Func]bool // helpers of this package that wrap a renewal
+	renewVia   map[*types.Func]string
 }
 
 type paramRef struct {
@@ -85,6 +87,8 @@ func run(p *rule.Pass) error {
 		fieldParam: map[*types.Var]paramRef{},
 		local:      map[*types.Func]*Forwards{},
 		checked:    map[ast.Node]bool{},
+		renews:     map[*types.Func]bool{},
+		renewVia:   map[*types.Func]string{},
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return nil
@@ -100,6 +104,7 @@ func run(p *rule.Pass) error {
 		}
 	}
 	c.indexFields(files)
+	c.findRenewers()
 
 	// Wrappers: iterate to a fixpoint so wrappers of wrappers in the same
 	// package are found whatever their order.
@@ -124,7 +129,8 @@ func run(p *rule.Pass) error {
 
 func (c *checker) importsForwarder() bool {
 	for _, f := range c.p.AllObjectFacts() {
-		if _, ok := f.Fact.(*Forwards); ok {
+		switch f.Fact.(type) {
+		case *Forwards, *Renews:
 			return true
 		}
 	}

@@ -371,6 +371,15 @@ func (c *checker) isRenew(fn *types.Func) bool {
 	if leadership.Kind(c.p.KB, fn, "renew") != nil {
 		return true
 	}
+	if fn = fn.Origin(); c.renews[fn] {
+		return true
+	}
+	if fn.Pkg() != nil && fn.Pkg() != c.p.Pkg {
+		var r Renews
+		if c.p.ImportObjectFact(fn, &r) {
+			return true
+		}
+	}
 	sig, ok := fn.Type().(*types.Signature)
 	if !ok || sig.Recv() == nil || fn.Pkg() == nil || processLocal(fn.Pkg().Path()) {
 		return false
@@ -483,4 +492,80 @@ func (c *checker) comparedToNil(body *ast.BlockStmt, obj types.Object) bool {
 		return !found
 	})
 	return found
+}
+
+// Renews is the fact exported on a helper that renews a lock or lease and
+// reports the failure to its caller (it returns an error and stops nothing
+// itself): a caller that only logs that error keeps working without the
+// lock.
+type Renews struct {
+	Via string // the renewal API it calls
+}
+
+// AFact marks Renews as a fact.
+func (*Renews) AFact() {}
+
+func (r *Renews) String() string { return "renews via " + r.Via }
+
+// findRenewers marks the package's functions that wrap a renewal.
+func (c *checker) findRenewers() {
+	errType := types.Universe.Lookup("error").Type()
+	for range 3 {
+		changed := false
+		for fn, fd := range c.decls {
+			if c.renews[fn] || fd.Body == nil {
+				continue
+			}
+			sig := fn.Type().(*types.Signature)
+			returnsErr := false
+			for i := 0; i < sig.Results().Len(); i++ {
+				if types.Identical(sig.Results().At(i).Type(), errType) {
+					returnsErr = true
+				}
+			}
+			if !returnsErr {
+				continue
+			}
+			var via *types.Func
+			stops := false
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+					if b, ok := c.info.Uses[id].(*types.Builtin); ok && (b.Name() == "close" || b.Name() == "panic") {
+						stops = true
+					}
+				}
+				callee := c.callee(call)
+				if callee == nil {
+					if tv, ok := c.info.Types[call.Fun]; !ok || !tv.IsType() {
+						stops = true // a function value: may cancel the work
+					}
+					return true
+				}
+				if callee.Pkg() != nil && callee.Pkg().Path() == "os" && callee.Name() == "Exit" {
+					stops = true
+				}
+				if callee.Origin() != fn && c.isRenew(callee) {
+					via = callee
+				}
+				return true
+			})
+			if via != nil && !stops {
+				c.renews[fn] = true
+				c.renewVia[fn] = apiName(via)
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for fn := range c.renews {
+		if fn.Pkg() == c.p.Pkg {
+			c.p.ExportObjectFact(fn, &Renews{Via: c.renewVia[fn]})
+		}
+	}
 }
