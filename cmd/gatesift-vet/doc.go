@@ -58,6 +58,8 @@
 //	-fail-on-findings     exit 3 on findings with -json and SARIF too
 //	-list                 the rule registry (with -json: as JSON)
 //	-explain RULE         a rule's documentation (unknown rule: exit 1)
+//	-c N                  text: show each position's line plus N lines of context
+//	-tags LIST            build tags for loading packages, as go build -tags
 //	-test                 load test packages too (default true)
 //	-cpuprofile FILE      write a CPU profile of the run
 //	-V, -version          the version; -V=full is the go vet protocol

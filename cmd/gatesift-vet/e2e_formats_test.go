@@ -77,7 +77,10 @@ func main() {}
 func TestDirectives(t *testing.T) {
 	t.Parallel()
 	dir := writeModule(t, map[string]string{"main.go": directivesGo})
-	r := vet(t, dir, "./...")
+	r := vet(t, dir, "-c", "0", "./...")
+	if !strings.Contains(r.stdout, "(LE1001)\n10\t\tfor range time.Tick(time.Minute) {\n") {
+		t.Errorf("-c 0 should print the flagged line after the finding; %v", r)
+	}
 	le1001 := findingLines(r.stdout, "LE1001")
 	le9001 := findingLines(r.stdout, "LE9001")
 	// charge is reported; refund is suppressed; audit's directive has no

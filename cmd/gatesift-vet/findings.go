@@ -250,16 +250,26 @@ type lineCache map[string][]string
 func newLineCache() lineCache { return lineCache{} }
 
 func (c lineCache) line(filename string, n int) string {
+	text, _ := c.lineOK(filename, n)
+	return text
+}
+
+// lineOK returns line n (1-based) of the file, without its newline, and
+// whether the file has such a line.
+func (c lineCache) lineOK(filename string, n int) (string, bool) {
 	lines, ok := c[filename]
 	if !ok {
 		data, _ := os.ReadFile(filename)
 		lines = strings.Split(string(data), "\n")
+		if len(data) > 0 && data[len(data)-1] == '\n' {
+			lines = lines[:len(lines)-1] // no line after the final newline
+		}
 		c[filename] = lines
 	}
 	if n < 1 || n > len(lines) {
-		return ""
+		return "", false
 	}
-	return strings.TrimSuffix(lines[n-1], "\r")
+	return strings.TrimSuffix(lines[n-1], "\r"), true
 }
 
 // progress reports the phases of a long run on stderr, only when stderr is

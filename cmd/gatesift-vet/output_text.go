@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"go/token"
 	"io"
 	"path/filepath"
 	"strings"
@@ -19,12 +20,31 @@ import (
 //
 // Related information follows its finding on tab-indented lines, the way
 // go vet prints it, so editor problem matchers can link every position.
-func writeText(w io.Writer, res *results) {
+//
+// With -c N (N >= 0), each position is followed by its lines plus N lines
+// of context, numbered, as go vet -c prints them.
+func writeText(w io.Writer, res *results, context int) {
+	lines := newLineCache()
+	excerpt := func(start, end token.Position) {
+		if context < 0 {
+			return
+		}
+		if end.Filename != start.Filename || end.Line < start.Line {
+			end = start
+		}
+		for i := start.Line - context; i <= end.Line+context; i++ {
+			if text, ok := lines.lineOK(start.Filename, i); ok {
+				fmt.Fprintf(w, "%d\t%s\n", i, text)
+			}
+		}
+	}
 	for _, f := range res.findings {
 		fmt.Fprintf(w, "%s: %s (%s)\n", res.shortPos(f.pos.Filename, f.pos.Line, f.pos.Column), f.diag.Message, f.ruleID)
+		excerpt(f.pos, f.end)
 		for _, r := range f.diag.Related {
 			p := f.fset.Position(r.Pos)
 			fmt.Fprintf(w, "%s: \t%s\n", res.shortPos(p.Filename, p.Line, p.Column), r.Message)
+			excerpt(p, f.fset.Position(r.End))
 		}
 	}
 }

@@ -33,6 +33,8 @@ type options struct {
 	version        bool
 	tests          bool
 	cpuProfile     string
+	context        int
+	tags           string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -51,6 +53,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.version, "V", false, "print the version and exit (-V=full: the go vet protocol)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.tests, "test", true, "also load test packages, as go vet does (rules skip _test.go files unless the config opts in)")
+	fs.IntVar(&o.context, "c", -1, "with text output, display the offending line plus `N` lines of context (as go vet -c)")
+	fs.StringVar(&o.tags, "tags", "", "comma-separated build `tags` for loading packages (as go build -tags)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (for slow runs on large codebases)")
 	fs.Usage = func() { usage(fs, stderr) }
 	return fs
@@ -143,7 +147,11 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if len(patterns) == 0 {
 		patterns = []string{"."} // as go vet
 	}
-	res, code := analyze(cwd, patterns, o.tests, stderr)
+	var buildFlags []string
+	if o.tags != "" {
+		buildFlags = []string{"-tags=" + o.tags}
+	}
+	res, code := analyze(cwd, patterns, o.tests, buildFlags, stderr)
 	if code != exitOK {
 		return code
 	}
@@ -166,7 +174,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	var out bytes.Buffer
 	switch o.format {
 	case "text":
-		writeText(&out, res)
+		writeText(&out, res, o.context)
 	case "json":
 		err = writeJSON(&out, res)
 	case "sarif":
@@ -197,7 +205,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 
 // analyze loads the packages and runs every analyzer on them. A non-zero
 // code means the run failed and the reason is already on stderr.
-func analyze(cwd string, patterns []string, tests bool, stderr io.Writer) (*results, int) {
+func analyze(cwd string, patterns []string, tests bool, buildFlags []string, stderr io.Writer) (*results, int) {
 	// The configuration of the working directory (usually the module
 	// root's) is checked before the slow load, to fail fast on a typo.
 	if _, err := config.ForDir(cwd); err != nil {
@@ -209,9 +217,10 @@ func analyze(cwd string, patterns []string, tests bool, stderr io.Writer) (*resu
 	cfg := &packages.Config{
 		// Analyzers with facts run on every dependency, so every
 		// dependency needs syntax and types (what go vet computes too).
-		Mode:  packages.LoadAllSyntax | packages.NeedModule,
-		Dir:   cwd,
-		Tests: tests,
+		Mode:       packages.LoadAllSyntax | packages.NeedModule,
+		Dir:        cwd,
+		Tests:      tests,
+		BuildFlags: buildFlags,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
