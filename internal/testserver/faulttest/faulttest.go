@@ -75,6 +75,7 @@ func Run(t *testing.T, env Env) {
 	private := env.Server(t, true)
 	t.Run("ServerRestart", func(t *testing.T) { testServerOutage(t, env, private, false) })
 	t.Run("ServerKill9", func(t *testing.T) { testServerOutage(t, env, private, true) })
+	t.Run("GracefulHandover", func(t *testing.T) { testGracefulHandover(t, env) })
 	t.Run("ConnectionCut", func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Cut) })
 	t.Run("ConnectionStall", func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Stall) })
 	t.Run("LeaderKill9", func(t *testing.T) { testLeaderProcess(t, env, false) })
@@ -171,9 +172,9 @@ func (g *group) leaderBeforeFault(want string) (string, uint64) {
 	return who, tok
 }
 
-// start runs a candidate named who on store s until the test ends. While it
-// leads it writes at the resource every 50 ms.
-func (g *group) start(who string, s elector.Store, env Env) {
+// start runs a candidate named who on store s until stop is called or the
+// test ends. While it leads it writes at the resource every 50 ms.
+func (g *group) start(who string, s elector.Store, env Env) (stop func()) {
 	c, err := elector.New(s, g.name, elector.WithIdentity(who), elector.WithTiming(timing),
 		elector.WithEvents(func(e elector.Event) {
 			g.tracef("%s elector %v token %d: %s (err %v)", who, e.Kind, e.Token, e.Reason, e.Err)
@@ -216,14 +217,16 @@ func (g *group) start(who string, s elector.Store, env Env) {
 			}
 		})
 	}()
-	g.t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		select {
 		case <-done:
 		case <-time.After(scenarioLimit):
 			g.t.Errorf("candidate %s did not stop", who)
 		}
-	})
+	}
+	g.t.Cleanup(stop)
+	return stop
 }
 
 // wait returns the first event matching ok, failing the test after limit.
@@ -359,4 +362,33 @@ func testPartition(t *testing.T, env Env, fault func(*testserver.Proxy)) {
 // String formats an event for failure messages.
 func (e event) String() string {
 	return fmt.Sprintf("%s %s token %d (%v)", e.who, e.kind, e.token, e.cause)
+}
+
+// testGracefulHandover: the leader's Run ends (a deploy): its work stops,
+// it releases the term, and the standby, woken by the store's watch where
+// it has one, takes over with a larger token without waiting for expiry.
+func testGracefulHandover(t *testing.T, env Env) {
+	srv := env.Server(t, false)
+	g := newGroup(t)
+	stopA := g.start("a", env.Open(t, srv.Addr()), env)
+	first := g.wait("first leader", leads)
+	g.start("b", env.Open(t, srv.Addr()), env)
+	g.wait("a write by the first leader", func(e event) bool { return e.kind == "write" && e.token == first.token && e.cause == nil })
+
+	_, leader := g.leaderBeforeFault("a")
+	g.tracef("stopping a")
+	stopped := time.Now()
+	stopA()
+	end := g.wait("the leader's context to end", func(e event) bool { return e.kind == "end" && e.token == leader })
+	if !errors.Is(end.cause, context.Canceled) {
+		t.Errorf("leader context ended with %v; want context.Canceled (a shutdown)", end.cause)
+	}
+	next := g.wait("the standby to take over", leads)
+	if next.who != "b" || next.token <= leader {
+		t.Fatalf("took over: %s token %d; want b with a token > %d", next.who, next.token, leader)
+	}
+	// Logged, not asserted: speed is measured in the stores' benchmarks.
+	t.Logf("standby took over %v after the leader was stopped (lease %v)", next.at.Sub(stopped).Round(time.Millisecond), timing.LeaseDuration)
+	g.wait("a write by the new leader", func(e event) bool { return e.kind == "write" && e.token == next.token && e.cause == nil })
+	checkWritten(t, env, env.Open(t, srv.Addr()), g.name, first.token, next.token)
 }
