@@ -18,6 +18,9 @@ import (
 // (heartbeats, registrations); writing them on every replica is the point.
 var perReplicaSQL = regexp.MustCompile(`\b(heartbeats?|last_seen(_at)?|last_heartbeat(_at)?|alive_at|instances|replicas|node_status|worker_heartbeats?)\b`)
 
+// lockKey: Redis keys that hold locks and leases.
+var lockKey = regexp.MustCompile(`(?i)(^|[:._/-])(lock|locks|mutex|leader|lease|election)([:._/*-]|$)`)
+
 // classify fills ev for a call matched in the Effects section.
 func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev *Event) {
 	e := Effect{Kind: a.Kind, Idempotent: a.Idempotent, API: apiName(fn), Where: r.where(call.Pos())}
@@ -88,14 +91,19 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			return
 		}
 		e.Kind, e.Idempotent = kind, idem
-		if key := r.keyText(arg("key")); key != "" {
-			e.Resource = "redis key " + key
+		key := r.keyText(arg("key"))
+		if key == "" || lockKey.MatchString(key) {
+			return // the instance's own key, or coordination state
 		}
+		e.Resource = "redis key " + key
 	default:
 		if k := arg("key"); k != nil {
 			key := r.keyText(k)
 			if key == "" && isRedis(a.Pkg) {
 				return // a key we cannot read may be the instance's own
+			}
+			if isRedis(a.Pkg) && lockKey.MatchString(key) {
+				return // coordination state (the LE3xxx rules judge it), not the work's effect
 			}
 			if key != "" {
 				e.Resource = resourcePrefix(a.Pkg) + key
@@ -130,7 +138,9 @@ func resourcePrefix(pkg string) string {
 // redisCommand classifies a Redis command name.
 func redisCommand(cmd string) (kind string, idempotent bool) {
 	switch cmd {
-	case "SET", "SETEX", "PSETEX", "MSET", "HSET", "HMSET", "GETSET", "SETRANGE", "APPEND":
+	case "SET", "SETEX", "PSETEX", "MSET", "HSET", "HMSET":
+		return "update", true // an overwrite: the last writer wins, nothing accumulates
+	case "GETSET", "SETRANGE", "APPEND":
 		return "update", false
 	case "SETNX", "HSETNX", "SADD", "ZADD", "PFADD":
 		return "insert", true
