@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver v1.34.2 from the Go module proxy for the integration
+# tests of elector/kubestore, into a cache directory, only when it is absent.
+# Cold, this downloads about the module set listed in
+# internal/kubeapiserver/go.sum and compiles a large part of Kubernetes:
+# expect many minutes on two cores, so CI should cache $out.
+#
+# Prints the binary's path on stdout. internal/testserver finds it at the
+# same path (or through GATESIFT_KUBE_APISERVER).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=v1.34.2
+cache=${GATESIFT_CACHE:-$HOME/.cache/gatesift}
+out=$cache/kube-apiserver-$version
+
+if [ -x "$out" ]; then
+	echo "$out"
+	exit 0
+fi
+mkdir -p "$cache"
+start=$(date +%s)
+echo "build-kube-apiserver: building $version into $out" >&2
+# A nested module keeps k8s.io/kubernetes out of the main module's graph;
+# -mod=readonly makes a stale go.sum an error instead of a silent edit.
+# CGO off: a static binary that needs nothing from the host. The version
+# ldflags make /version report the release instead of v0.0.0-master.
+(
+	cd internal/kubeapiserver
+	CGO_ENABLED=0 go build -mod=readonly -trimpath \
+		-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=34" \
+		-o "$out.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+)
+# Rename last so that an interrupted build never leaves a binary that
+# looks complete.
+mv "$out.tmp" "$out"
+echo "build-kube-apiserver: done in $(($(date +%s) - start))s" >&2
+echo "$out"
