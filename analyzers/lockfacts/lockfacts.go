@@ -521,6 +521,8 @@ type Func struct {
 // keys the package acquires as locks.
 type Package struct {
 	Funcs []*Func
+	self  *types.Package
+	info  *types.Info
 	// lock keys: constant keys anywhere; expression keys per function and
 	// per receiver type
 	constKeys map[string]*Op
@@ -536,6 +538,8 @@ func Scan(self *types.Package, info *types.Info, kb *signals.Knowledge, files []
 		constKeys: map[string]*Op{},
 		funcKeys:  map[*ast.FuncDecl]map[string]*Op{},
 		recvKeys:  map[string]map[string]*Op{},
+		self:      self,
+		info:      info,
 	}
 	for _, fd := range Funcs(files) {
 		f := &Func{Decl: fd, Recv: RecvTypeName(fd)}
@@ -551,7 +555,7 @@ func Scan(self *types.Package, info *types.Info, kb *signals.Knowledge, files []
 		})
 		pkg.Funcs = append(pkg.Funcs, f)
 		for _, op := range f.Ops {
-			if op.Kind != Acquire || op.Key == nil {
+			if op.Kind != Acquire || op.Key == nil || !pkg.Lockish(f, op) {
 				continue
 			}
 			id := op.KeyID()
@@ -578,6 +582,56 @@ func Scan(self *types.Package, info *types.Info, kb *signals.Knowledge, files []
 		}
 	}
 	return pkg
+}
+
+var lockWords = []string{"lock", "leader", "lease", "mutex", "elect", "singleton", "semaphore"}
+
+func hasLockWord(s string) bool {
+	s = strings.ToLower(s)
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "block", ""), "clock", "")
+	for _, w := range lockWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Lockish reports whether a SET NX-style acquire is named like a lock: its
+// key, the variable it is assigned to, its function, the function's
+// receiver type or the package says lock, leader, lease, mutex, election,
+// singleton or semaphore. A bare SETNX in a client wrapper, a dedup marker
+// or a once-flag is not a lock, and the lock rules leave it alone.
+// Lock-library acquires (Obtain, Lock) are always locks.
+func (p *Package) Lockish(f *Func, op *Op) bool {
+	if op.API.Kind != "acquire" && op.API.Kind != "setargs" && op.API.Kind != "cmd" {
+		return true
+	}
+	if op.API.Name == "Obtain" {
+		return true
+	}
+	if op.Key != nil {
+		if op.IsKeyConst && hasLockWord(op.KeyConst) || hasLockWord(ExprText(op.Key)) {
+			return true
+		}
+	}
+	if hasLockWord(f.Decl.Name.Name) || hasLockWord(f.Recv) || (p.self != nil && hasLockWord(p.self.Name())) {
+		return true
+	}
+	// ok, err := ...SetNX(...).Result(): locked, acquired
+	found := false
+	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(as.Lhs) == 0 || len(as.Rhs) != 1 {
+			return !found
+		}
+		if as.Rhs[0].Pos() <= op.Call.Pos() && op.Call.End() <= as.Rhs[0].End() {
+			name := strings.ToLower(ExprText(as.Lhs[0]))
+			found = hasLockWord(name) || strings.Contains(name, "acquir") || strings.Contains(name, "obtain")
+		}
+		return !found
+	})
+	return found
 }
 
 // IsLockKey reports whether op's key is one the package acquires as a lock:

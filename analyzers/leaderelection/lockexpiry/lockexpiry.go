@@ -25,7 +25,7 @@ func run(p *rule.Pass) error {
 		for _, op := range f.Ops {
 			switch op.Kind {
 			case lockfacts.Acquire:
-				if !op.NoTTL || op.Key == nil {
+				if !op.NoTTL || op.Key == nil || !pkg.Lockish(f, op) {
 					continue
 				}
 				if exp := f.After(op, lockfacts.Expire); exp != nil {

@@ -282,7 +282,7 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		h.ttl = ttlText(op)
 		h.fix = "call lock.Refresh(ctx, ttl, nil) periodically (a goroutine with a ticker at a third of the TTL)"
 		return h
-	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && op.API.Kind != "sql":
+	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && c.pkg.Lockish(f, op):
 		h := &held{op: op, key: op.KeyID(), ttl: ttlText(op)}
 		h.fix = "extend the key periodically with a compare-and-PEXPIRE script (only while it still holds your token)"
 		return h
@@ -375,6 +375,18 @@ func mentions(n ast.Node, h *held) bool {
 			}
 		}
 		return true
+	})
+	return found
+}
+
+// mentionsAny reports whether n refers to one of the expression texts.
+func mentionsAny(n ast.Node, names map[string]bool) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if e, ok := m.(ast.Expr); ok && !found && names[lockfacts.ExprText(e)] {
+			found = true
+		}
+		return !found
 	})
 	return found
 }
@@ -583,6 +595,20 @@ func (c *checker) checkEscape(f *lockfacts.Func, h *held, path []ast.Node) {
 		return
 	}
 	results := fn.Type().(*types.Signature).Results()
+	// values built from the handle after the acquire: rl := &wrapper{mu: mu}
+	names := map[string]bool{h.handle: true}
+	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() < h.op.Call.Pos() || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, r := range as.Rhs {
+			if mentionsAny(r, names) {
+				names[lockfacts.ExprText(as.Lhs[i])] = true
+			}
+		}
+		return true
+	})
 	var ret *ast.ReturnStmt
 	var via types.Type
 	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
@@ -597,7 +623,7 @@ func (c *checker) checkEscape(f *lockfacts.Func, h *held, path []ast.Node) {
 			return true
 		}
 		for i, e := range r.Results {
-			if mentions(e, h) {
+			if mentionsAny(e, names) {
 				ret, via = r, results.At(i).Type()
 				return false
 			}
@@ -607,12 +633,22 @@ func (c *checker) checkEscape(f *lockfacts.Func, h *held, path []ast.Node) {
 	if ret == nil || canRenew(via) {
 		return
 	}
-	c.p.Reportf(h.op.Call, []analysis.RelatedInformation{rule.Related(ret, "the lock leaves here as %s, which cannot extend it", types.TypeString(via, types.RelativeTo(c.p.Pkg)))},
+	c.p.Reportf(h.op.Call, []analysis.RelatedInformation{rule.Related(ret, "the lock leaves here as %s, which cannot extend it", typeName(via, c.p.Pkg))},
 		"%s takes %s with a fixed %s and hands it to the caller as %s, which offers no way to extend it, and nothing in this package extends it: "+
 			"whatever the caller runs under the lock (a whole job) is bounded only by the TTL, and when it runs longer another replica "+
 			"takes the lock and runs the same work at the same time; extend the mutex while it is held (ExtendContext in a goroutine "+
 			"until Unlock) or expose renewal, or use the elector",
-		h.op.What(), h.label(), h.ttl, types.TypeString(via, types.RelativeTo(c.p.Pkg)))
+		h.op.What(), h.label(), h.ttl, typeName(via, c.p.Pkg))
+}
+
+// typeName prints t with package names, not paths (gocron.Lock).
+func typeName(t types.Type, self *types.Package) string {
+	return types.TypeString(t, func(p *types.Package) string {
+		if p == self {
+			return ""
+		}
+		return p.Name()
+	})
 }
 
 // canRenew: the type (or its pointer) has a method that renews a lock.

@@ -165,3 +165,22 @@ func xxNoTTL(ctx context.Context, rdb *redis.Client, v string) error {
 func spread(ctx context.Context, rdb *redis.Client, args []interface{}) error {
 	return rdb.Do(ctx, args...).Err()
 }
+
+// Redis is a thin client wrapper (as in go-zero): SETNX exposed as a command
+// is not a lock, whatever its TTL.
+type Redis struct {
+	rdb *redis.Client
+}
+
+func (s *Redis) SetnxCtx(ctx context.Context, key, value string) (bool, error) {
+	return s.rdb.SetNX(ctx, key, value, 0).Result()
+}
+
+func (s *Redis) GetSetCtx(ctx context.Context, key, value string) (string, error) {
+	return s.rdb.GetSet(ctx, key, value).Result()
+}
+
+// markProcessed is a permanent dedup marker, not a lock.
+func markProcessed(ctx context.Context, rdb *redis.Client, id string) (bool, error) {
+	return rdb.SetNX(ctx, "processed:"+id, 1, 0).Result()
+}

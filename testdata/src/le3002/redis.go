@@ -119,3 +119,17 @@ func redsyncUnlock(ctx context.Context, rs *redsync.Redsync) error {
 	defer mu.UnlockContext(ctx)
 	return runBilling(ctx)
 }
+
+// Redis is a thin client wrapper: Del of a key another method SETNXes is
+// not a lock release.
+type Redis struct {
+	rdb *redis.Client
+}
+
+func (s *Redis) SetnxEx(ctx context.Context, key, value string, seconds int) (bool, error) {
+	return s.rdb.SetNX(ctx, key, value, time.Duration(seconds)*time.Second).Result()
+}
+
+func (s *Redis) Del(ctx context.Context, key string) error {
+	return s.rdb.Del(ctx, key).Err()
+}

@@ -28,7 +28,10 @@ func (r *redisLocker) Lock(ctx context.Context, key string) (Lock, error) {
 	if err := mu.LockContext(ctx); err != nil { // want `LockContext takes the lock key key with a fixed expiry \(8s by default, or whatever its options set\) and hands it to the caller as Lock, which offers no way to extend it`
 		return nil, errNotObtained
 	}
-	return &redisLock{mu: mu}, nil
+	rl := &redisLock{
+		mu: mu,
+	}
+	return rl, nil
 }
 
 type redisLock struct {
