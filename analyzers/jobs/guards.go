@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -47,6 +48,10 @@ func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node
 			if a := f.kb.Match(signals.Coordinators, fn); a != nil && (a.Kind == "election" || a.Kind == "lock" || a.Kind == "campaign") {
 				return shortName(fn), n
 			}
+		case *ast.CompositeLit:
+			if f.electionLiteral(n) {
+				return "a leader election callback", n
+			}
 		case *ast.BlockStmt:
 			// A lock or campaign earlier in an enclosing block dominates the site.
 			if i+1 < len(stack) {
@@ -61,6 +66,9 @@ func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node
 			}
 			if by, ok := f.coordinatedFuncs[fn]; ok {
 				return "handed to a leader election callback", by
+			}
+			if f.leaderElectedRunnable(fn) {
+				return "a controller-runtime Runnable, started only on the elected leader", n.Name
 			}
 			if d := f.dirs.OnFunc(f.pass.Fset, directive.LeaderOnly, n); d != nil {
 				return "//gatesift:leader-only on " + n.Name.Name, n.Name
@@ -342,4 +350,48 @@ func (f *finder) designationCall(call *ast.CallExpr) string {
 		return ""
 	}
 	return shortName(fn) + "(" + strconv.Quote(key) + ")"
+}
+
+// leaderElectedRunnable: Start(ctx) error of a type in a package that uses
+// controller-runtime is a manager.Runnable; the manager starts it only on
+// the elected leader unless NeedLeaderElection says false.
+func (f *finder) leaderElectedRunnable(fn *types.Func) bool {
+	if fn.Name() != "Start" || !f.importsControllerRuntime() {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Recv() == nil || sig.Params().Len() != 1 || sig.Results().Len() != 1 ||
+		!isContext(sig.Params().At(0).Type()) {
+		return false
+	}
+	recv := sig.Recv().Type()
+	obj, _, _ := types.LookupFieldOrMethod(recv, true, fn.Pkg(), "NeedLeaderElection")
+	need, ok := obj.(*types.Func)
+	if !ok {
+		return true // the default: leader election
+	}
+	d := f.eff.Decl(need)
+	if d == nil || len(d.Body.List) != 1 {
+		return false
+	}
+	ret, ok := d.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	id, ok := ret.Results[0].(*ast.Ident)
+	return ok && id.Name == "true"
+}
+
+func (f *finder) importsControllerRuntime() bool {
+	for _, imp := range f.pass.Pkg.Imports() {
+		if strings.HasPrefix(imp.Path(), "sigs.k8s.io/controller-runtime") {
+			return true
+		}
+	}
+	return false
+}
+
+func isContext(t types.Type) bool {
+	named, ok := t.(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "context" && named.Obj().Name() == "Context"
 }

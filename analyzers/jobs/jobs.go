@@ -109,6 +109,9 @@ type finder struct {
 	// coordinatedFuncs: functions handed to a coordinator by name.
 	coordinatedFuncs map[*types.Func]ast.Node
 	distributedPkgs  map[string]bool // scheduler packages configured with a distributed option
+	// schedulerVars: scheduler variables assigned in this package, and
+	// whether their constructor was given a distributed option.
+	schedulerVars map[types.Object]bool
 }
 
 func run(pass *analysis.Pass) (res any, err error) {
@@ -134,6 +137,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		seenLoops:        map[ast.Node]bool{},
 		coordinatedFuncs: map[*types.Func]ast.Node{},
 		distributedPkgs:  map[string]bool{},
+		schedulerVars:    map[types.Object]bool{},
 	}
 	if msg := f.eff.Failure(); msg != "" {
 		out.failure = msg
@@ -200,9 +204,58 @@ func (f *finder) inScope(n ast.Node) bool {
 }
 
 // prepare records package-wide coordination: functions handed to a
-// coordinator by name (OnStartedLeading: run) and schedulers configured
-// with a distributed elector or locker.
+// coordinator by name (OnStartedLeading: run), callbacks in a coordinator's
+// config literal, and schedulers configured with a distributed elector or
+// locker.
 func (f *finder) prepare() {
+	f.insp.Preorder([]ast.Node{(*ast.CompositeLit)(nil), (*ast.AssignStmt)(nil)}, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			if !f.electionLiteral(n) {
+				return
+			}
+			ast.Inspect(n, func(m ast.Node) bool {
+				if e, ok := m.(ast.Expr); ok {
+					if target := f.funcRef(e); target != nil {
+						f.coordinatedFuncs[target] = n
+					}
+				}
+				return true
+			})
+		case *ast.AssignStmt:
+			// s, err := gocron.NewScheduler(opts...): remember whether an
+			// option made it distributed.
+			if len(n.Rhs) != 1 || len(n.Lhs) == 0 {
+				return
+			}
+			call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+			if !ok {
+				return
+			}
+			fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+			if fn == nil || fn.Name() != "NewScheduler" {
+				return
+			}
+			obj := f.objOf(n.Lhs[0])
+			if obj == nil {
+				return
+			}
+			distributed := false
+			for _, arg := range call.Args {
+				ast.Inspect(arg, func(m ast.Node) bool {
+					if c, ok := m.(*ast.CallExpr); ok {
+						if afn, _ := typeutil.Callee(f.pass.TypesInfo, c).(*types.Func); afn != nil {
+							if a := f.kb.Match(signals.Coordinators, afn); a != nil && a.Kind == "option" {
+								distributed = true
+							}
+						}
+					}
+					return true
+				})
+			}
+			f.schedulerVars[obj] = distributed
+		}
+	})
 	f.insp.Preorder([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node) {
 		call := n.(*ast.CallExpr)
 		fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
@@ -227,6 +280,26 @@ func (f *finder) prepare() {
 			})
 		}
 	})
+}
+
+// electionLiteral: a composite literal of a type from a leader election
+// package (client-go's LeaderCallbacks, LeaderElectionConfig).
+func (f *finder) electionLiteral(lit *ast.CompositeLit) bool {
+	t := f.pass.TypesInfo.TypeOf(lit)
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return false
+	}
+	path := named.Obj().Pkg().Path()
+	for _, a := range f.kb.Coordinators {
+		if a.Pkg == path && a.Kind == "election" {
+			return true
+		}
+	}
+	return false
 }
 
 // funcRef resolves an expression naming a function or method value.

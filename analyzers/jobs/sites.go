@@ -41,7 +41,7 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 				f.addLoopJob(call, name, period, loop, stack)
 			}
 		case "cron", "loop":
-			if f.distributedPkgs[a.Pkg] {
+			if f.distributedScheduler(call, a.Pkg) {
 				return // every job of this scheduler goes through the distributed elector/locker
 			}
 			if work := arg(a.Arg("fn")); work != nil {
@@ -325,4 +325,34 @@ func exprText(e ast.Expr) string {
 		return true
 	})
 	return b.String()
+}
+
+// distributedScheduler: the scheduler a job is registered on was built with
+// a distributed elector or locker. A scheduler variable built in this
+// package says so itself; one we cannot trace (a parameter, a field) is
+// taken as distributed when the package configures any scheduler that way.
+func (f *finder) distributedScheduler(call *ast.CallExpr, pkg string) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return f.distributedPkgs[pkg]
+	}
+	root := sel.X
+	for {
+		// s.Every(1).Day().Do(fn): walk the chain down to the scheduler.
+		c, ok := ast.Unparen(root).(*ast.CallExpr)
+		if !ok {
+			break
+		}
+		inner, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		root = inner.X
+	}
+	if obj := f.objOf(root); obj != nil {
+		if distributed, known := f.schedulerVars[obj]; known {
+			return distributed
+		}
+	}
+	return f.distributedPkgs[pkg]
 }
