@@ -1,0 +1,229 @@
+// Package inventory turns the jobs analysis of a package into a
+// serialisable inventory of its scheduled and background work: where each
+// job is scheduled, how often, what it does to shared state, what guards or
+// coordinates it, and the verdict gatesift-vet reaches on it. It is the
+// data behind a `-report=markdown|json` run: an operator reads it to learn
+// which work runs once per cluster, which on every replica, and which is
+// reported.
+//
+// The verdict follows the singleton-work rules exactly (LE1001
+// localsingleton and LE1002 staticleader decide from the same jobs.Job), so
+// the inventory never disagrees with the findings, except that an entry
+// says "finding" whether or not a directive or the config silences the rule:
+// the inventory describes the code, not the report.
+package inventory
+
+import (
+	"cmp"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/jobs"
+)
+
+// Verdict classifies a job.
+type Verdict string
+
+// The verdicts.
+const (
+	// Coordinated work runs under a lease, lock or claim that keeps it to
+	// one replica at a time.
+	Coordinated Verdict = "coordinated"
+	// PerReplica work is meant to, or may safely, run on every replica:
+	// declared per-replica, consuming a queue, or without effects that
+	// duplicate outcomes.
+	PerReplica Verdict = "per-replica"
+	// Finding is singleton work with nothing that makes it safe; Rule says
+	// which rule reports it.
+	Finding Verdict = "finding"
+)
+
+// Position is a source position. File is relative to the Options' BaseDir
+// when that is set and the file is below it, slash-separated.
+type Position struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+func (p Position) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column) }
+
+// Effect is one effect of a job's work on shared state.
+type Effect struct {
+	Kind       string `json:"kind"`               // send, insert, update, delete, increment, write
+	Resource   string `json:"resource,omitempty"` // "table charges", "redis key lock:billing"
+	Idempotent bool   `json:"idempotent,omitempty"`
+	API        string `json:"api"`           // the call with the effect
+	Via        string `json:"via,omitempty"` // the function it is reached through
+}
+
+// Entry is one job.
+type Entry struct {
+	Package   string   `json:"package"`
+	Site      Position `json:"site"`
+	Scheduler string   `json:"scheduler"`          // "time.NewTicker", "cron.AddFunc"
+	Schedule  string   `json:"schedule,omitempty"` // "every 1h0m0s"; empty when not constant
+	Function  string   `json:"function,omitempty"` // the function declaring the site
+	Work      string   `json:"work,omitempty"`     // "loop body", a function name
+	Effects   []Effect `json:"effects,omitempty"`
+	// Resources are the distinct shared resources the work writes, sorted.
+	Resources []string `json:"resources,omitempty"`
+
+	Coordinator   string    `json:"coordinator,omitempty"`
+	CoordinatorAt *Position `json:"coordinator_at,omitempty"`
+	Guard         string    `json:"guard,omitempty"` // a process-local guard (no effect across replicas)
+	GuardAt       *Position `json:"guard_at,omitempty"`
+	Designation   string    `json:"designation,omitempty"` // a static designation of one instance
+	DesignationAt *Position `json:"designation_at,omitempty"`
+	PerReplica    string    `json:"per_replica,omitempty"` // why the work is per-replica
+	Consumes      bool      `json:"consumes,omitempty"`
+
+	Verdict Verdict `json:"verdict"`
+	Rule    string  `json:"rule,omitempty"` // LE1001 or LE1002 when Verdict is Finding
+	Reason  string  `json:"reason"`         // the verdict in words
+}
+
+// Options adjust Build.
+type Options struct {
+	// Strict counts idempotent-only effects as shared, as the strict
+	// profile does (config.Settings.Strict).
+	Strict bool
+	// BaseDir, when set, makes positions relative to it.
+	BaseDir string
+}
+
+// Build returns the inventory of one package's jobs, in source order.
+func Build(fset *token.FileSet, pkgPath string, res *jobs.Result, opts Options) []Entry {
+	if res == nil {
+		return nil
+	}
+	pos := func(n ast.Node) Position {
+		p := fset.Position(n.Pos())
+		file := p.Filename
+		if opts.BaseDir != "" {
+			if rel, err := filepath.Rel(opts.BaseDir, file); err == nil && !strings.HasPrefix(rel, "..") {
+				file = filepath.ToSlash(rel)
+			}
+		}
+		return Position{File: file, Line: p.Line, Column: p.Column}
+	}
+	at := func(n ast.Node) *Position {
+		if n == nil {
+			return nil
+		}
+		p := pos(n)
+		return &p
+	}
+	out := make([]Entry, 0, len(res.Jobs))
+	for _, j := range res.Jobs {
+		e := Entry{
+			Package:       pkgPath,
+			Site:          pos(j.Site),
+			Scheduler:     j.SiteName,
+			Schedule:      j.Schedule,
+			Work:          j.WorkName,
+			Coordinator:   j.Coordination,
+			CoordinatorAt: at(j.CoordinationNode),
+			Guard:         j.Guard,
+			GuardAt:       at(j.GuardNode),
+			Designation:   j.Designation,
+			DesignationAt: at(j.DesignationNode),
+			PerReplica:    j.PerReplica,
+			Consumes:      j.Consumes,
+		}
+		if j.Func != nil {
+			e.Function = j.Func.Name.Name
+		}
+		e.Effects, e.Resources = convert(j.Effects)
+		e.Verdict, e.Rule, e.Reason = verdict(j, opts.Strict)
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int {
+		return cmp.Or(cmp.Compare(a.Site.File, b.Site.File), cmp.Compare(a.Site.Line, b.Site.Line),
+			cmp.Compare(a.Site.Column, b.Site.Column))
+	})
+	return out
+}
+
+func convert(list []effects.Effect) ([]Effect, []string) {
+	var out []Effect
+	var res []string
+	for _, e := range list {
+		out = append(out, Effect{Kind: e.Kind, Resource: e.Resource, Idempotent: e.Idempotent, API: e.API, Via: e.Via})
+		if e.Resource != "" && !slices.Contains(res, e.Resource) {
+			res = append(res, e.Resource)
+		}
+	}
+	slices.Sort(res)
+	return out, res
+}
+
+// verdict decides as the rules do: jobs.Job.Singleton first, then LE1002
+// for designated work and LE1001 for the rest.
+func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
+	switch {
+	case j.Coordination != "":
+		return Coordinated, "", "coordinated by " + j.Coordination
+	case j.PerReplica != "":
+		return PerReplica, "", "per-replica: " + j.PerReplica
+	case j.Consumes:
+		return PerReplica, "", "consumes a queue: each replica takes its own share"
+	case len(j.Shared(strict)) == 0:
+		if len(j.Effects) > 0 {
+			return PerReplica, "", "its effects are idempotent: replicas duplicate load, not outcomes"
+		}
+		return PerReplica, "", "no effect on shared state seen"
+	case j.Designation != "":
+		return Finding, "LE1002", "enabled by a static designation (" + j.Designation + "): no expiry, no takeover"
+	case j.Guard != "":
+		return Finding, "LE1001", "runs on every replica, guarded only by " + j.Guard
+	default:
+		return Finding, "LE1001", "runs on every replica, guarded by nothing"
+	}
+}
+
+// Markdown writes entries as a Markdown table, one row per job, findings
+// first so a reader sees what to fix before what is fine.
+func Markdown(w io.Writer, entries []Entry) error {
+	rows := slices.Clone(entries)
+	rank := map[Verdict]int{Finding: 0, PerReplica: 1, Coordinated: 2}
+	slices.SortStableFunc(rows, func(a, b Entry) int { return cmp.Compare(rank[a.Verdict], rank[b.Verdict]) })
+	var b strings.Builder
+	b.WriteString("| Site | Scheduler | Schedule | Writes | Guard / coordinator | Verdict |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, e := range rows {
+		writes := strings.Join(e.Resources, ", ")
+		if writes == "" && len(e.Effects) > 0 {
+			var kinds []string
+			for _, ef := range e.Effects {
+				if !slices.Contains(kinds, ef.Kind) {
+					kinds = append(kinds, ef.Kind)
+				}
+			}
+			writes = strings.Join(kinds, ", ")
+		}
+		guard := cmp.Or(e.Coordinator, e.PerReplica, e.Designation, e.Guard)
+		v := string(e.Verdict)
+		if e.Rule != "" {
+			v += " " + e.Rule
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s: %s |\n", e.Site, cell(e.Scheduler), cell(e.Schedule),
+			cell(writes), cell(guard), v, cell(e.Reason))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cell keeps a value from breaking the table.
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

@@ -1,0 +1,79 @@
+// Package inv has one job per verdict. The comment on each scheduler line
+// is the entry the inventory must produce for it: "verdict [rule]".
+package inv
+
+import (
+	"context"
+	"database/sql"
+	"net/smtp"
+	"os"
+	"time"
+)
+
+func Start(ctx context.Context, db *sql.DB) {
+	go billing(ctx, db)
+	go compact(db)
+	go refreshCache(db)
+	if os.Getenv("RUN_SCHEDULER") == "true" {
+		go digest()
+	}
+	// Last: package jobs takes a call of a function that coordinates its
+	// own work as coordination of the statements after it, in this caller.
+	go coordinated(ctx, db)
+}
+
+func billing(ctx context.Context, db *sql.DB) {
+	for range time.Tick(time.Minute) { // inventory: finding LE1001
+		db.ExecContext(ctx, "INSERT INTO invoices (account_id) SELECT id FROM accounts WHERE due")
+		db.ExecContext(ctx, "UPDATE accounts SET billed = true WHERE due")
+	}
+}
+
+func coordinated(ctx context.Context, db *sql.DB) {
+	for range time.Tick(time.Hour) { // inventory: coordinated
+		tx, _ := db.BeginTx(ctx, nil)
+		var ok bool
+		tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(7)`).Scan(&ok)
+		if !ok {
+			tx.Rollback()
+			continue
+		}
+		tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < now()`)
+		tx.Commit()
+	}
+}
+
+//gatesift:per-replica -- each replica compacts its own spool table
+func compact(db *sql.DB) {
+	for range time.Tick(time.Hour) { // inventory: per-replica
+		db.Exec(`DELETE FROM spool WHERE done`)
+	}
+}
+
+var cache []string
+
+func refreshCache(db *sql.DB) {
+	t := time.NewTicker(30 * time.Second) // inventory: per-replica
+	defer t.Stop()
+	for range t.C {
+		rows, err := db.Query(`SELECT name FROM plans`)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			names = append(names, n)
+		}
+		rows.Close()
+		cache = names
+	}
+}
+
+func digest() {
+	for { // inventory: finding LE1002
+		smtp.SendMail("mail:25", nil, "noreply@example.com", []string{"all@example.com"}, []byte("digest"))
+		time.Sleep(24 * time.Hour)
+	}
+}
