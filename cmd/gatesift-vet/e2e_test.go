@@ -209,15 +209,10 @@ func TestStandaloneTextAndGoVetAgree(t *testing.T) {
 }
 
 // With both loops writing table charges, LE2001 reports the pair at the
-// second site "in source order". It orders sites by token.Pos, and
-// go/packages parses a package's files in parallel, so which file comes
-// first differs from go vet (files parsed in order) and from run to run.
-// Skipped until competingschedulers orders by file name and line; set
-// GATESIFT_E2E_LE2001_ORDER=1 to run it.
+// second site in source order. go/packages parses a package's files in
+// parallel, so the order must come from file names and offsets, not
+// token.Pos, for both drivers to agree.
 func TestStandaloneAndGoVetAgreeOnCompetingSchedulers(t *testing.T) {
-	if os.Getenv("GATESIFT_E2E_LE2001_ORDER") == "" {
-		t.Skip("known LE2001 ordering bug (token.Pos order depends on the driver's parse order)")
-	}
 	t.Parallel()
 	testParity(t, strings.Replace(billingGo, "refunds", "charges", 1))
 }

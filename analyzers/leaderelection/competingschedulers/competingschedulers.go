@@ -115,7 +115,15 @@ func run(p *rule.Pass) error {
 // the later of the two places in this package.
 func reportPairs(p *rule.Pass, all []placed, seenTogether map[[2]string]bool) {
 	reported := map[string]bool{} // a site is reported once, for its first partner
-	sort.SliceStable(all, func(i, j int) bool { return pos(all[i]) < pos(all[j]) })
+	// Source order by file name and offset: token.Pos order depends on the
+	// order the driver happened to parse the files in.
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := p.Fset.Position(pos(all[i])), p.Fset.Position(pos(all[j]))
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
 	for i := range all {
 		for k := i + 1; k < len(all); k++ {
 			a, b := all[i], all[k]
