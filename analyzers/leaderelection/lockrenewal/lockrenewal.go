@@ -185,15 +185,15 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	if renewed {
 		return
 	}
-	path := pathTo(f.Decl.Body, op.Call)
-	block, idx := enclosingBlock(path)
+	path := lockfacts.PathTo(f.Decl.Body, op.Call)
+	block, idx := lockfacts.EnclosingBlock(path)
 	if block == nil {
 		return
 	}
 	// region: statements after the acquire's statement in its block, plus
 	// the body of an if/switch whose header holds the acquire
 	var region []ast.Stmt
-	if st, ok := block[idx].(*ast.IfStmt); ok && !within(op.Call, st.Body) {
+	if st, ok := block[idx].(*ast.IfStmt); ok && !lockfacts.Inside(op.Call, st.Body) {
 		region = append(region, st.Body)
 	}
 	region = append(region, block[idx+1:]...)
@@ -276,7 +276,7 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		return h
 	case op.Kind == lockfacts.Acquire && op.API.Name == "Obtain":
 		h := &held{op: op}
-		if lhs := assignedTo(f.Decl.Body, op.Call); lhs != "" && lhs != "_" {
+		if lhs := lockfacts.AssignedTo(f.Decl.Body, op.Call); lhs != "" && lhs != "_" {
 			h.handle = lhs
 		}
 		h.ttl = ttlText(op)
@@ -305,7 +305,7 @@ func isRedsync(pkg string) bool { return strings.HasPrefix(pkg, "github.com/go-r
 // mutexFor finds `handle := rs.NewMutex(...)` in f.
 func (c *checker) mutexFor(f *lockfacts.Func, handle string) *lockfacts.Op {
 	for _, o := range f.Ops {
-		if o.Kind == lockfacts.Mutex && assignedTo(f.Decl.Body, o.Call) == handle {
+		if o.Kind == lockfacts.Mutex && lockfacts.AssignedTo(f.Decl.Body, o.Call) == handle {
 			return o
 		}
 	}
@@ -668,78 +668,6 @@ func canRenew(t types.Type) bool {
 		}
 	}
 	return false
-}
-
-// pathTo returns the nodes from root down to target.
-func pathTo(root ast.Node, target ast.Node) []ast.Node {
-	var stack, out []ast.Node
-	ast.Inspect(root, func(n ast.Node) bool {
-		if out != nil {
-			return false
-		}
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		stack = append(stack, n)
-		if n == target {
-			out = append([]ast.Node(nil), stack...)
-			return false
-		}
-		return true
-	})
-	return out
-}
-
-// enclosingBlock returns the innermost statement list holding the path's
-// target and the index of the statement that contains it.
-func enclosingBlock(path []ast.Node) ([]ast.Stmt, int) {
-	for i := len(path) - 2; i >= 0; i-- {
-		var list []ast.Stmt
-		switch b := path[i].(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		default:
-			continue
-		}
-		for j, st := range list {
-			if st == path[i+1] {
-				return list, j
-			}
-		}
-	}
-	return nil, 0
-}
-
-func within(n ast.Node, outer ast.Node) bool {
-	return outer.Pos() <= n.Pos() && n.End() <= outer.End()
-}
-
-// assignedTo returns the text of the first left-hand side that call's
-// result is assigned to (x := call, x, err := call, var x = call).
-func assignedTo(body *ast.BlockStmt, call *ast.CallExpr) string {
-	out := ""
-	ast.Inspect(body, func(n ast.Node) bool {
-		if out != "" {
-			return false
-		}
-		switch s := n.(type) {
-		case *ast.AssignStmt:
-			if len(s.Rhs) == 1 && ast.Unparen(s.Rhs[0]) == call && len(s.Lhs) > 0 {
-				out = lockfacts.ExprText(s.Lhs[0])
-			}
-		case *ast.ValueSpec:
-			if len(s.Values) == 1 && ast.Unparen(s.Values[0]) == call && len(s.Names) > 0 {
-				out = s.Names[0].Name
-			}
-		}
-		return true
-	})
-	return out
 }
 
 // isStd reports whether path looks like a standard library package: no dot
