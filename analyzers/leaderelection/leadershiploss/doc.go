@@ -29,7 +29,9 @@
 //     discarded, or whose failure is only logged, while the work runs anyway;
 //   - a lock renewal (redsync Extend, redislock Refresh, etcd KeepAliveOnce,
 //     or a Heartbeat/Renew/Refresh/Extend method of a type that also has
-//     Lock and Unlock) whose failure is ignored or only logged;
+//     Lock and Unlock, or a helper carrying the Renews fact: it wraps such a
+//     renewal and returns its error without stopping anything) whose failure
+//     is ignored or only logged;
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through

@@ -14,7 +14,9 @@
 //
 //   - a client-go leaderelection.LeaderElectionConfig with LeaseDuration <=
 //     RenewDeadline, or RenewDeadline <= JitterFactor (1.2) x RetryPeriod,
-//     exactly as NewLeaderElector rejects them;
+//     exactly as NewLeaderElector rejects them; also controller-runtime's
+//     manager Options (pointers, unset fields at the manager's 15s/10s/2s
+//     defaults, judged only when LeaderElection is set);
 //   - etcd concurrency.WithTTL(n) with n <= 0 (ignored: 60 s default kept),
 //     n below the server's minimum lease TTL (2 s with default election
 //     timing), or n above MaxLeaseTTL (a time.Duration passed as seconds);
