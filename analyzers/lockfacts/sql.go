@@ -142,16 +142,17 @@ func LockTableName(table string) bool {
 			return false
 		}
 	}
-	for _, p := range strings.FieldsFunc(table, func(r rune) bool { return r == '_' || r == '-' }) {
-		p = strings.TrimSuffix(strings.TrimSuffix(p, "es"), "s")
-		switch p {
-		case "block", "clock", "unlock", "deadlock", "padlock", "release", "please":
-			continue
-		}
-		if p == "lock" || p == "leader" || p == "lease" || p == "mutex" || p == "leadership" ||
-			p == "leaderelection" || p == "locker" ||
-			strings.HasSuffix(p, "lock") || strings.HasPrefix(p, "lock") || strings.HasSuffix(p, "leader") {
-			return true
+	for _, part := range strings.FieldsFunc(table, func(r rune) bool { return r == '_' || r == '-' }) {
+		for _, p := range []string{part, strings.TrimSuffix(part, "s"), strings.TrimSuffix(part, "es")} {
+			switch p {
+			case "block", "clock", "unlock", "deadlock", "padlock", "release", "please":
+				return false
+			}
+			if p == "lock" || p == "leader" || p == "lease" || p == "mutex" || p == "leadership" ||
+				p == "leaderelection" || p == "locker" ||
+				strings.HasSuffix(p, "lock") || strings.HasPrefix(p, "lock") || strings.HasSuffix(p, "leader") {
+				return true
+			}
 		}
 	}
 	return false
