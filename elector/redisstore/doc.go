@@ -23,6 +23,9 @@
 // acknowledge a grant and fail before a replica has it, and after the
 // failover a second holder is granted the same lease while the first still
 // believes it leads. A paused or slow holder can also outlive its TTL.
+// (TestFailoverLosesLeaseButTokensGrow shows exactly that with a real
+// primary and replica, and that the token still grows across the
+// failover, so fencing by token keeps working.)
 // Use it where a rare double execution is harmless, or fence the writes:
 // SetFenced for data in the same Redis, or check the token at the resource
 // (a conditional write "only if token >= highest token seen").

@@ -22,6 +22,9 @@ type RedisOptions struct {
 	// acknowledged write (the fencing token counter in particular)
 	// survives a crash or restart of redis-server.
 	AOF bool
+	// ReplicaOf, "host:port", starts the server as an asynchronous replica
+	// of that primary.
+	ReplicaOf string
 }
 
 // Redis returns the redis-server shared by the test binary (see Main), with
@@ -54,6 +57,12 @@ func redisSpec(t testing.TB, opts RedisOptions) Spec {
 				"--save", "",
 				"--daemonize", "no",
 				"--logfile", "",
+				// A new replica is served at once, not after the
+				// default 5 s wait for more replicas to batch with.
+				"--repl-diskless-sync-delay", "0",
+			}
+			if host, port, ok := strings.Cut(opts.ReplicaOf, ":"); ok {
+				args = append(args, "--replicaof", host, port)
 			}
 			if opts.AOF {
 				args = append(args, "--appendonly", "yes", "--appendfsync", "always")
