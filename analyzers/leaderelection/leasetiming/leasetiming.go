@@ -1,6 +1,7 @@
 package leasetiming
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/types"
@@ -187,6 +188,15 @@ func (c *checker) clientGo(lit *ast.CompositeLit) {
 		}
 		return nodes[kind]
 	}
+	for _, k := range []struct {
+		kind, name string
+		v          int64
+	}{{"timing-lease", "LeaseDuration", lease}, {"timing-renew", "RenewDeadline", renew}, {"timing-retry", "RetryPeriod", retry}} {
+		if !defaulted[k.kind] && c.unitless(k.v) {
+			c.p.Reportf(nodes[k.kind], related, "%s", unitlessMsg(k.name, k.v))
+			return
+		}
+	}
 	switch {
 	case lease <= renew:
 		c.p.Reportf(at("timing-lease", "timing-renew"), related,
@@ -295,6 +305,10 @@ func (c *checker) redsync(call *ast.CallExpr, from int) {
 	if expiryCall == nil && triesCall == nil && delayCall == nil {
 		return
 	}
+	if expiryCall != nil && c.unitless(expiry) {
+		c.p.Reportf(expiryCall, nil, "%s", unitlessMsg("redsync WithExpiry", expiry))
+		return
+	}
 	budget := tries * delay
 	if tries <= 0 || delay <= 0 || expiry >= budget {
 		return
@@ -373,6 +387,12 @@ func (c *checker) electorTiming(lit *ast.CompositeLit, parent ast.Node) {
 			return n
 		}
 		return lit
+	}
+	for _, f := range []string{"LeaseDuration", "RenewInterval", "RetryInterval"} {
+		if v, ok := vals[f]; ok && c.unitless(v) {
+			c.p.Reportf(at(f), nil, "%s", unitlessMsg("elector.Timing."+f, v))
+			return
+		}
 	}
 	tm := timing{vals["LeaseDuration"], vals["RenewInterval"], vals["RetryInterval"], vals["DriftBound"], vals["StopBudget"]}
 	for _, pr := range tm.problems() {
@@ -486,4 +506,13 @@ func (c *checker) setsField(lit *ast.CompositeLit, kind string) bool {
 		return true
 	}
 	return false
+}
+
+// unitless reports a positive duration below a millisecond: a bare number
+// written where a time.Duration is expected is nanoseconds.
+func (c *checker) unitless(ns int64) bool { return ns > 0 && ns < int64(time.Millisecond) }
+
+func unitlessMsg(name string, ns int64) string {
+	return fmt.Sprintf("%s is %s: a number without a unit is nanoseconds as a time.Duration, so the lease expires before any request completes and leadership flaps on every replica (or none holds it); write the unit, e.g. %d * time.Second",
+		name, time.Duration(ns), ns)
 }

@@ -217,3 +217,23 @@ func overridden(ctx context.Context, renew time.Duration) {
 	cfg.Callbacks = leaderelection.LeaderCallbacks{OnStartedLeading: run, OnStoppedLeading: func() {}}
 	leaderelection.RunOrDie(ctx, cfg)
 }
+
+// Durations written without a unit are nanoseconds.
+func unitless(ctx context.Context, rs *redsync.Redsync, store elector.Store) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock:          lock(),
+		LeaseDuration: 15, // want `LeaseDuration is 15ns: a number without a unit is nanoseconds`
+		RenewDeadline: 10,
+		RetryPeriod:   2,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: run,
+			OnStoppedLeading: func() {},
+		},
+	})
+	rs.NewMutex("unitless", redsync.WithExpiry(30)) // want `redsync WithExpiry is 30ns`
+	elector.New(store, "unitless", elector.WithTiming(elector.Timing{
+		LeaseDuration: 15, // want `elector.Timing.LeaseDuration is 15ns`
+		RenewInterval: 5,
+		RetryInterval: 2,
+	}))
+}
