@@ -156,6 +156,10 @@ func (c *checker) collectRenewers() {
 	}
 }
 
+// longTTL: a lock held this long is a once-per-period throttle more often
+// than a mutex around work; precision first, such locks are not judged.
+const longTTL = 10 * time.Minute
+
 // held describes an acquired fixed-TTL lock.
 type held struct {
 	op     *lockfacts.Op
@@ -168,7 +172,7 @@ type held struct {
 
 func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	h := c.heldLock(f, op)
-	if h == nil {
+	if h == nil || h.ttlDur >= longTTL {
 		return
 	}
 	// Renewal anywhere in the function, or through a package function it
@@ -268,7 +272,7 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), fix: "call " + lockfacts.ExprText(op.Recv) + ".ExtendContext(ctx) periodically (a goroutine with a ticker at a third of the expiry)"}
 		h.ttl = "expiry (set when the mutex was built)"
 		if m := c.mutexFor(f, h.handle); m != nil {
-			h.ttl = redsyncExpiry(c.info, c.p, m)
+			h.ttl, h.ttlDur = redsyncExpiry(c.info, c.p, m)
 			if m.Key != nil {
 				h.op = &lockfacts.Op{Call: op.Call, API: op.API, Key: m.Key, KeyConst: m.KeyConst, IsKeyConst: m.IsKeyConst}
 			}
@@ -280,10 +284,16 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 			h.handle = lhs
 		}
 		h.ttl = ttlText(op)
+		if op.TTLKnown {
+			h.ttlDur = op.TTL
+		}
 		h.fix = "call lock.Refresh(ctx, ttl, nil) periodically (a goroutine with a ticker at a third of the TTL)"
 		return h
 	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && c.pkg.Lockish(f, op):
 		h := &held{op: op, key: op.KeyID(), ttl: ttlText(op)}
+		if op.TTLKnown {
+			h.ttlDur = op.TTL
+		}
 		h.fix = "extend the key periodically with a compare-and-PEXPIRE script (only while it still holds your token)"
 		return h
 	}
@@ -313,24 +323,24 @@ func (c *checker) mutexFor(f *lockfacts.Func, handle string) *lockfacts.Op {
 }
 
 // redsyncExpiry describes the expiry a NewMutex call sets.
-func redsyncExpiry(info *types.Info, p *rule.Pass, m *lockfacts.Op) string {
+func redsyncExpiry(info *types.Info, p *rule.Pass, m *lockfacts.Op) (string, time.Duration) {
 	if m.Spread {
-		return "expiry (8s by default, or whatever its options set)"
+		return "expiry (8s by default, or whatever its options set)", 0
 	}
 	for _, o := range m.Opts {
 		call, ok := ast.Unparen(o).(*ast.CallExpr)
 		if !ok {
-			return "expiry (8s by default, or whatever its options set)"
+			return "expiry (8s by default, or whatever its options set)", 0
 		}
 		oo := lockfacts.Classify(info, p.KB, call)
 		if oo != nil && oo.Kind == "expiry" {
 			if d, ok := lockfacts.IntConst(info, oo.TTLExpr); ok {
-				return "expiry of " + lockfacts.FmtDuration(time.Duration(d)) + " (WithExpiry)"
+				return "expiry of " + lockfacts.FmtDuration(time.Duration(d)) + " (WithExpiry)", time.Duration(d)
 			}
-			return "expiry (WithExpiry(" + lockfacts.ExprText(oo.TTLExpr) + "))"
+			return "expiry (WithExpiry(" + lockfacts.ExprText(oo.TTLExpr) + "))", 0
 		}
 	}
-	return "default expiry of 8s"
+	return "default expiry of 8s", 8 * time.Second
 }
 
 // releasePos is the first non-deferred release of the lock after op.

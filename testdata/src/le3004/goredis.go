@@ -97,3 +97,14 @@ func inMemoryLoop(ctx context.Context, rdb *redis.Client, token string, names []
 	}
 	return out
 }
+
+// hourlyDigest: a one-hour lock that is never released is a once-per-hour
+// throttle, not a mutex around the work; not judged.
+func hourlyDigest(ctx context.Context, rdb *redis.Client, users []Account) {
+	if ok, _ := rdb.SetNX(ctx, "lock:digest:hourly", 1, time.Hour).Result(); !ok {
+		return
+	}
+	for _, u := range users {
+		syncAccount(ctx, u)
+	}
+}
