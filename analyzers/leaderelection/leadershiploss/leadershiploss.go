@@ -638,45 +638,42 @@ func (c *checker) checkSite(s *site) {
 	} else {
 		related = append(related, rule.Related(s.stopKey, "%s: nothing stops the work when the lease is lost", why))
 	}
-	type finding struct {
-		call *ast.CallExpr
-		arg  verdict
-	}
-	var found []finding
-	var walk func(n ast.Node, inGo bool)
-	walk = func(root ast.Node, _ bool) {
-		ast.Inspect(root, func(n ast.Node) bool {
-			var call *ast.CallExpr
-			inGo := false
-			switch n := n.(type) {
-			case *ast.GoStmt:
-				call, inGo = n.Call, true
-			case *ast.CallExpr:
-				call = n
-			default:
+	found := c.scan(cb)
+	// closures of the enclosing function that the callback calls
+	// (run := func(ctx context.Context) {...}; OnStartedLeading: func(ctx
+	// context.Context) { run(ctx) }): their bodies are the callback's work
+	ast.Inspect(cb.body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		lit := c.closure(s.fd, call.Fun)
+		if lit == nil || c.checked[lit] || cb.inScope(lit.Pos()) {
+			return true
+		}
+		c.checked[lit] = true
+		sub := newCallback(c, lit, lit.Type, lit.Body)
+		sub.outer, sub.outerName = cb.outer, cb.outerName
+		if sub.leader != nil {
+			idx := paramPos(c.info, lit.Type, sub.leader)
+			if idx < 0 || idx >= len(call.Args) {
 				return true
 			}
-			if cb.reported[call.Pos()] {
+			switch v := cb.classify(call.Args[idx]); v.class {
+			case unknown:
 				return true
-			}
-			if !c.isWork(call, inGo) {
-				return true
-			}
-			for _, a := range call.Args {
-				t := c.info.TypeOf(a)
-				if !isContext(t) && !isStopChan(t) {
-					continue
-				}
-				if v := cb.classify(a); v.class == wrong {
+			case wrong:
+				// report the call only if the closure starts work on it
+				if c.startsWorkOn(sub) && !cb.reported[call.Pos()] {
 					cb.reported[call.Pos()] = true
 					found = append(found, finding{call, v})
-					break
 				}
+				return true
 			}
-			return true
-		})
-	}
-	walk(cb.body, false)
+		}
+		found = append(found, c.scan(sub)...)
+		return true
+	})
 	sort.Slice(found, func(i, j int) bool { return found[i].call.Pos() < found[j].call.Pos() })
 	leaderName := "its ctx parameter"
 	if cb.leader != nil {
@@ -687,6 +684,92 @@ func (c *checker) checkSite(s *site) {
 			"leader callback starts %s with %s, not the leader context %s: when this replica loses the lease the work keeps running beside the new leader, so on N replicas two leaders act at once; pass the callback's %s (or a context derived from it), or use the elector package whose work context ends with the lease",
 			calleeName(f.call), f.arg.why, leaderName, leaderName)
 	}
+}
+
+type finding struct {
+	call *ast.CallExpr
+	arg  verdict
+}
+
+// scan finds, in a callback body, the work started with a context that is
+// not the leader's.
+func (c *checker) scan(cb *callback) []finding {
+	var found []finding
+	ast.Inspect(cb.body, func(n ast.Node) bool {
+		var call *ast.CallExpr
+		inGo := false
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			call, inGo = n.Call, true
+		case *ast.CallExpr:
+			call = n
+		default:
+			return true
+		}
+		if cb.reported[call.Pos()] {
+			return true
+		}
+		if !c.isWork(call, inGo) {
+			return true
+		}
+		for _, a := range call.Args {
+			t := c.info.TypeOf(a)
+			if !isContext(t) && !isStopChan(t) {
+				continue
+			}
+			if v := cb.classify(a); v.class == wrong {
+				cb.reported[call.Pos()] = true
+				found = append(found, finding{call, v})
+				break
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// startsWorkOn reports whether a callback starts work on its own context.
+func (c *checker) startsWorkOn(cb *callback) bool {
+	starts := false
+	ast.Inspect(cb.body, func(n ast.Node) bool {
+		var call *ast.CallExpr
+		inGo := false
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			call, inGo = n.Call, true
+		case *ast.CallExpr:
+			call = n
+		default:
+			return !starts
+		}
+		if c.isWork(call, inGo) {
+			for _, a := range call.Args {
+				if t := c.info.TypeOf(a); (isContext(t) || isStopChan(t)) && cb.classify(a).class == bound {
+					starts = true
+				}
+			}
+		}
+		return !starts
+	})
+	return starts
+}
+
+// paramPos returns the index of parameter v in a function type, or -1.
+func paramPos(info *types.Info, ft *ast.FuncType, v *types.Var) int {
+	i := 0
+	for _, f := range ft.Params.List {
+		if len(f.Names) == 0 {
+			i++
+			continue
+		}
+		for _, n := range f.Names {
+			if info.Defs[n] == v {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
 }
 
 func (c *checker) leaderIdent(cb *callback) ast.Node {

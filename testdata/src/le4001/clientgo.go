@@ -294,3 +294,62 @@ func runErrgroupGood(ctx context.Context, r *reconciler) {
 		},
 	})
 }
+
+// kube-component style: the work lives in a closure the callback calls.
+func runViaClosure(ctx context.Context, r *reconciler) {
+	startControllers := func(lctx context.Context) {
+		go r.Run(ctx, 4) // want `leader callback starts r.Run with ctx, a context captured from runViaClosure`
+		r.RunWithContext(lctx)
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("q"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) { startControllers(ctx) },
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// The closure is handed the process context by the callback.
+func runViaClosureWrongArg(ctx context.Context, r *reconciler) {
+	startControllers := func(c context.Context) { r.RunWithContext(c) }
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("r"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(_ context.Context) {
+				startControllers(ctx) // want `leader callback starts startControllers with ctx, a context captured from runViaClosureWrongArg`
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// Correct: the closure runs everything on the context it is given.
+func runViaClosureGood(ctx context.Context, r *reconciler) {
+	startControllers := func(ctx context.Context) {
+		go r.Run(ctx, 4)
+		r.RunWithContext(ctx)
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("s"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) { startControllers(ctx) },
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
+
+// The closure only logs: nothing long-running is started on the wrong ctx.
+func runViaClosureNoWork(ctx context.Context, r *reconciler) {
+	announce := func(c context.Context) { klog.InfoS("leading") }
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("t"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lctx context.Context) {
+				announce(ctx)
+				r.Run(lctx, 1)
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
