@@ -397,6 +397,16 @@ func (c *checker) isWork(call *ast.CallExpr, inGo bool) bool {
 	if fn != nil && perReplicaName(fn.Name()) {
 		return false
 	}
+	if fn != nil {
+		// tracer.Start(ctx, name) (context.Context, Span) derives a
+		// context; it runs nothing
+		res := fn.Type().(*types.Signature).Results()
+		for i := 0; i < res.Len(); i++ {
+			if isContext(res.At(i).Type()) {
+				return false
+			}
+		}
+	}
 	if inGo {
 		return true
 	}

@@ -353,3 +353,26 @@ func runViaClosureNoWork(ctx context.Context, r *reconciler) {
 		},
 	})
 }
+
+type span struct{}
+
+func (span) End() {}
+
+type tracer struct{}
+
+func (tracer) Start(ctx context.Context, name string) (context.Context, span) { return ctx, span{} }
+
+// A tracing span started on the process context runs nothing.
+func runTraced(ctx context.Context, r *reconciler, tr tracer) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: newLock("u"),
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lctx context.Context) {
+				_, sp := tr.Start(ctx, "leading")
+				defer sp.End()
+				r.Run(lctx, 1)
+			},
+			OnStoppedLeading: func() { klog.Info("lost") },
+		},
+	})
+}
