@@ -1,0 +1,129 @@
+package azblobstore
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/storetest"
+	"github.com/gatesift/gatesift-vet/internal/testserver"
+)
+
+func TestMain(m *testing.M) { testserver.Main(m) }
+
+// containerName is the container every test of this binary uses; lease
+// names are unique per test (storetest.LeaseName).
+const containerName = "elector"
+
+// created remembers the Azurite addresses whose container exists, so
+// only the first client per server pays for the create.
+var created sync.Map
+
+// newStore returns an independent client (its own HTTP pipeline and
+// connection pool) of the container on the Azurite at addr. Retries are
+// off and every try is bounded: the elector retries on its own schedule,
+// and a hung call must not outlast a renew interval by much.
+func newStore(t testing.TB, addr string) *Store {
+	t.Helper()
+	cred, err := container.NewSharedKeyCredential(testserver.AzuriteAccount, testserver.AzuriteKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := container.NewClientWithSharedKeyCredential(testserver.AzuriteServiceURL(addr)+containerName, cred,
+		&container.ClientOptions{ClientOptions: azcore.ClientOptions{
+			Retry: policy.RetryOptions{MaxRetries: -1, TryTimeout: 2 * time.Second},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(c)
+	if _, ok := created.Load(addr); !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.EnsureContainer(ctx); err != nil {
+			t.Fatal(err)
+		}
+		created.Store(addr, true)
+	}
+	return s
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestConformance(t *testing.T) {
+	az := testserver.Azurite(t)
+	storetest.Run(t, func(t *testing.T) elector.Store { return newStore(t, az.Addr()) })
+}
+
+// TestRestart restarts Azurite cleanly (SIGTERM, which saves its database)
+// on the same data directory: the token in the blob metadata survives.
+func TestRestart(t *testing.T) {
+	az := testserver.NewAzurite(t)
+	storetest.RunRestart(t, func(t *testing.T) elector.Store { return newStore(t, az.Addr()) },
+		func(t *testing.T) { az.Restart(t) })
+}
+
+func TestLeaseSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		ttl  time.Duration
+		want int32
+	}{
+		{time.Millisecond, 15},
+		{time.Second, 15},
+		{15 * time.Second, 15},
+		{15*time.Second + time.Millisecond, 16},
+		{59*time.Second + 1, 60},
+		{60 * time.Second, 60},
+	} {
+		if got, err := leaseSeconds(tc.ttl); err != nil || got != tc.want {
+			t.Errorf("leaseSeconds(%v) = %d, %v; want %d", tc.ttl, got, err, tc.want)
+		}
+	}
+	for _, ttl := range []time.Duration{0, -time.Second, 60*time.Second + time.Millisecond, time.Hour} {
+		if got, err := leaseSeconds(ttl); err == nil {
+			t.Errorf("leaseSeconds(%v) = %d; want an error", ttl, got)
+		}
+	}
+	_, err := leaseSeconds(2 * time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "LeaseDuration") {
+		t.Fatalf("error for a 2m ttl %v; want one naming the elector's Timing.LeaseDuration", err)
+	}
+}
+
+func TestLeaseIDDeterministicUUID(t *testing.T) {
+	a, b := LeaseID("host-1"), LeaseID("host-2")
+	if a != LeaseID("host-1") {
+		t.Fatal("LeaseID is not deterministic")
+	}
+	if a == b {
+		t.Fatal("two holders share a lease ID")
+	}
+	if len(a) != 36 || a[14] != '5' || !strings.ContainsRune("89ab", rune(a[19])) {
+		t.Fatalf("LeaseID %q is not a version-5 layout UUID", a)
+	}
+}
+
+// TestTTLAboveAzureMaximumRejected: a 61 s lease cannot be covered by an
+// Azure lease; the store says so instead of silently granting 60 s.
+func TestTTLAboveAzureMaximumRejected(t *testing.T) {
+	az := testserver.Azurite(t)
+	s := newStore(t, az.Addr())
+	name := storetest.LeaseName(t)
+	if term, err := s.Acquire(ctxT(t), name, "a", 61*time.Second); err == nil {
+		t.Fatalf("Acquire with a 61 s ttl = %+v; want an error", term)
+	}
+	if rec, err := s.Read(ctxT(t), name); err != nil || rec.Held {
+		t.Fatalf("Read after a refused Acquire = %+v, %v; want not held", rec, err)
+	}
+}
