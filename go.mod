@@ -3,6 +3,7 @@ module github.com/gatesift/gatesift-vet
 go 1.26.0
 
 require (
+	github.com/bsm/redislock v0.10.0
 	github.com/golangci/plugin-module-register v0.1.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.25.0
