@@ -1,0 +1,264 @@
+// Package electorbench holds what the elector store benchmarks share: the
+// timing they run with, p50/p99 reporting of measured vacancies, a store
+// wrapper that makes a candidate crash, and the two measurements through the
+// elector core (graceful handover and crash failover), so that every store
+// is measured the same way and the figures in docs/benchmarks.md compare.
+//
+// Only benchmarks import it; it imports testing.
+package electorbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/testserver"
+)
+
+// Timing is the elector timing of every store benchmark: a 2 s lease
+// (etcd's minimum, so all stores run alike), renewed every 500 ms, standbys
+// polling every 200 ms (+0..20% jitter). It is the timing of the etcd
+// store's own elector benchmarks, so the three stores compare.
+func Timing() elector.Timing {
+	return elector.Timing{
+		LeaseDuration: 2 * time.Second,
+		RenewInterval: 500 * time.Millisecond,
+		RetryInterval: 200 * time.Millisecond,
+		DriftBound:    200 * time.Millisecond,
+		StopBudget:    200 * time.Millisecond,
+	}
+}
+
+// Settle is how long a standby has been waiting before the leader steps
+// down or crashes. In production a standby has waited a while; measuring
+// right after it started would charge its start-up (opening its watch, its
+// first acquire) to the handover.
+const Settle = 200 * time.Millisecond
+
+// Percentile is the nearest-rank p-quantile of ds (0 < p <= 1): the smallest
+// sample that at least p of the samples do not exceed. With fewer than 100
+// samples p99 is the maximum.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s))*p+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// Report reports p50 and p99 of ds in milliseconds, as units
+// p50<suffix>-ms and p99<suffix>-ms, and, when lease is not zero, the same
+// percentiles as a fraction of the lease duration (p50<suffix>-lease-ratio,
+// p99<suffix>-lease-ratio), which is what bounds crash failover.
+func Report(b *testing.B, ds []time.Duration, suffix string, lease time.Duration) {
+	b.Helper()
+	if len(ds) == 0 {
+		return
+	}
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		d := Percentile(ds, p.q)
+		b.ReportMetric(float64(d)/float64(time.Millisecond), p.name+suffix+"-ms")
+		if lease > 0 {
+			b.ReportMetric(float64(d)/float64(lease), p.name+suffix+"-lease-ratio")
+		}
+	}
+}
+
+// Store is a store with wakeups, as every benchmarked store is.
+type Store interface {
+	elector.Store
+	elector.Watcher
+}
+
+// ErrCrashed is what a crashed candidate's store calls return.
+var ErrCrashed = errors.New("electorbench: candidate crashed")
+
+// Crashable is one candidate process's view of a store: after Crash every
+// call fails at once without reaching the server, as if the process and its
+// connections were gone. The server keeps the lease until it expires, as it
+// would after kill -9.
+type Crashable struct {
+	s    Store
+	dead atomic.Bool
+}
+
+// Crash makes every later call fail with ErrCrashed.
+func (c *Crashable) Crash() { c.dead.Store(true) }
+
+func (c *Crashable) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
+	if c.dead.Load() {
+		return elector.Term{}, ErrCrashed
+	}
+	return c.s.Acquire(ctx, name, holder, ttl)
+}
+
+func (c *Crashable) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
+	if c.dead.Load() {
+		return ErrCrashed
+	}
+	return c.s.Renew(ctx, t, ttl)
+}
+
+func (c *Crashable) Release(ctx context.Context, t elector.Term) error {
+	if c.dead.Load() {
+		return ErrCrashed
+	}
+	return c.s.Release(ctx, t)
+}
+
+func (c *Crashable) Read(ctx context.Context, name string) (elector.Record, error) {
+	if c.dead.Load() {
+		return elector.Record{}, ErrCrashed
+	}
+	return c.s.Read(ctx, name)
+}
+
+func (c *Crashable) Watch(ctx context.Context, name string) (<-chan struct{}, error) {
+	if c.dead.Load() {
+		return nil, ErrCrashed
+	}
+	return c.s.Watch(ctx, name)
+}
+
+// Candidate is a running elector candidate whose work reports when it
+// starts, which is the moment an application's work would start.
+type Candidate struct {
+	C       *elector.Candidate
+	store   *Crashable
+	started chan time.Time
+	lastAck atomic.Int64 // unix ns of the last Acquired or Renewed event
+	stop    context.CancelFunc
+	done    chan struct{}
+}
+
+// StartCandidate runs a candidate with identity id for lease name on s,
+// with Timing; it is stopped when the benchmark ends.
+func StartCandidate(b *testing.B, s Store, name, id string) *Candidate {
+	b.Helper()
+	c := &Candidate{store: &Crashable{s: s}, started: make(chan time.Time, 16), done: make(chan struct{})}
+	ec, err := elector.New(c.store, name, elector.WithIdentity(id), elector.WithTiming(Timing()),
+		elector.WithEvents(func(ev elector.Event) {
+			if ev.Kind == elector.Acquired || ev.Kind == elector.Renewed {
+				c.lastAck.Store(ev.Time.UnixNano())
+			}
+		}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.C = ec
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stop = cancel
+	go func() {
+		defer close(c.done)
+		_ = ec.Run(ctx, func(ctx context.Context, _ elector.Lease) error {
+			c.started <- time.Now()
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	b.Cleanup(c.Stop)
+	return c
+}
+
+// Stop ends the candidate's Run (releasing its term unless it crashed) and
+// waits for it.
+func (c *Candidate) Stop() { c.stop(); <-c.done }
+
+// Crash kills the candidate: no renew and no release reach the server from
+// now on.
+func (c *Candidate) Crash() {
+	c.store.Crash()
+	c.Stop()
+}
+
+// LastAck is when the candidate last saw an acquire or renew succeed.
+func (c *Candidate) LastAck() time.Time { return time.Unix(0, c.lastAck.Load()) }
+
+// WaitLead returns when the candidate's work started next.
+func (c *Candidate) WaitLead(b *testing.B) time.Time {
+	b.Helper()
+	select {
+	case at := <-c.started:
+		return at
+	case <-time.After(30 * time.Second):
+		b.Fatal("candidate did not lead within 30 s")
+		return time.Time{}
+	}
+}
+
+// Open returns a new client of the store under test: every call is a
+// separate candidate process with its own connections, all on the same
+// lease namespace.
+type Open func(b *testing.B) Store
+
+// Handover measures graceful handover through the elector core: from the
+// leader's Resign to the standby's work starting. The resigned leader
+// releases after its work returns, and the standby, woken by the store's
+// watch, acquires. The two candidates take turns.
+func Handover(b *testing.B, open Open) {
+	name := testserver.UniqueName("elector-handover")
+	cs := []*Candidate{StartCandidate(b, open(b), name, "c0")}
+	cs[0].WaitLead(b)
+	cs = append(cs, StartCandidate(b, open(b), name, "c1"))
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		leader, next := cs[i%2], cs[(i+1)%2]
+		// A resigned candidate waits two retry intervals before it
+		// competes again; let it become a settled standby first.
+		time.Sleep(2*Timing().RetryInterval + Settle)
+		start := time.Now()
+		if !leader.C.Resign() {
+			b.Fatal("leader had no term to resign")
+		}
+		ds = append(ds, next.WaitLead(b).Sub(start))
+	}
+	b.StopTimer()
+	Report(b, ds, "", Timing().LeaseDuration)
+}
+
+// Failover measures crash failover through the elector core: from the
+// leader's crash (at a random phase of its renew cadence) to the standby's
+// work starting. No store here notifies an expiry, so the standby finds the
+// lease free by polling: the expected vacancy is the rest of the lease plus
+// up to one jittered retry interval. p50/p99-after-last-ack measure from
+// the last renew the dead leader saw acknowledged instead, which removes
+// the crash phase. A fresh standby replaces the dead leader every round.
+func Failover(b *testing.B, open Open) {
+	name := testserver.UniqueName("elector-failover")
+	leader := StartCandidate(b, open(b), name, "c0")
+	leader.WaitLead(b)
+	ds := make([]time.Duration, 0, b.N)
+	sinceAck := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		next := StartCandidate(b, open(b), name, fmt.Sprintf("c%d", i+1))
+		time.Sleep(Settle + CrashPhase(Timing().RenewInterval))
+		start := time.Now()
+		leader.Crash()
+		at := next.WaitLead(b)
+		ds = append(ds, at.Sub(start))
+		sinceAck = append(sinceAck, at.Sub(leader.LastAck()))
+		leader = next
+	}
+	b.StopTimer()
+	Report(b, ds, "", Timing().LeaseDuration)
+	Report(b, sinceAck, "-after-last-ack", Timing().LeaseDuration)
+}
+
+// CrashPhase is a random wait within one renew period, so that a crash
+// lands at a random point of the renew cadence.
+func CrashPhase(renew time.Duration) time.Duration {
+	return time.Duration(rand.Int64N(int64(renew)))
+}
