@@ -79,6 +79,7 @@ type Result struct {
 
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
+	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -370,6 +371,10 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 	}
 	if a, known := r.facade(fn); a != nil {
 		r.classify(call, known, a, &ev)
+		return ev, nil
+	}
+	if s, ok := r.implementationEffects(fn); ok {
+		ev.Effects = append(ev.Effects, s.Effects...)
 		return ev, nil
 	}
 	if fn.Pkg() == nil {
