@@ -615,7 +615,7 @@ func (p *Package) Lockish(f *Func, op *Op) bool {
 			return true
 		}
 	}
-	if hasLockWord(f.Decl.Name.Name) || hasLockWord(f.Recv) || (p.self != nil && hasLockWord(p.self.Name())) {
+	if hasLockWord(f.Decl.Name.Name) || strings.Contains(strings.ToLower(f.Decl.Name.Name), "acquire") || hasLockWord(f.Recv) || (p.self != nil && hasLockWord(p.self.Name())) {
 		return true
 	}
 	// ok, err := ...SetNX(...).Result(): locked, acquired

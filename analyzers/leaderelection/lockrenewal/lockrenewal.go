@@ -186,7 +186,7 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			renewed = true
 		}
 	}
-	if renewed {
+	if renewed || c.renewedElsewhere(f, h) {
 		return
 	}
 	path := lockfacts.PathTo(f.Decl.Body, op.Call)
@@ -226,7 +226,7 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 				}
 				return false
 			case *ast.GoStmt:
-				if mentions(x, h) {
+				if mentions(x, h) || c.callRenews(x.Call, h) {
 					escapes = true
 				}
 				return false
@@ -263,6 +263,26 @@ func (h *held) label() string {
 		return "the lock " + h.handle
 	}
 	return "the lock " + h.op.KeyLabel()
+}
+
+// renewedElsewhere: a handle kept in a field (s.mu) that some function of
+// the package renews (a keep-alive method started elsewhere).
+func (c *checker) renewedElsewhere(in *lockfacts.Func, h *held) bool {
+	if h.handle == "" || !strings.Contains(h.handle, ".") {
+		return false
+	}
+	field := h.handle[strings.LastIndexByte(h.handle, '.'):]
+	for _, f := range c.pkg.Funcs {
+		if in.Recv != "" && f.Recv != "" && f.Recv != in.Recv {
+			continue // another type's field
+		}
+		for _, o := range f.Ops {
+			if o.Kind == lockfacts.Renew && o.Recv != nil && strings.HasSuffix(lockfacts.ExprText(o.Recv), field) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // heldLock returns the fixed-TTL lock op acquires, or nil.
@@ -597,7 +617,7 @@ func callName(call *ast.CallExpr) string {
 // checkEscape reports a redsync mutex returned to the caller behind a type
 // that cannot extend it, when nothing in the package extends locks.
 func (c *checker) checkEscape(f *lockfacts.Func, h *held, path []ast.Node) {
-	if c.anyRenew || h.handle == "" || !isRedsync(h.op.API.Pkg) {
+	if c.anyRenew || h.handle == "" || !(isRedsync(h.op.API.Pkg) || h.op.API.Name == "Obtain") {
 		return
 	}
 	fn, _ := c.info.Defs[f.Decl.Name].(*types.Func)

@@ -60,3 +60,19 @@ func (l *Locker) RunJob(ctx context.Context, name string, j Job) error {
 	mu.Unlock()
 	return err
 }
+
+// Reindexer keeps its mutex in a field and never extends it.
+type Reindexer struct {
+	mu *redsync.Mutex
+}
+
+func (r *Reindexer) Run(ctx context.Context, ids <-chan int64) error {
+	if err := r.mu.LockContext(ctx); err != nil { // want `LockContext takes the lock r\.mu with a fixed expiry \(set when the mutex was built\) and holds it around work of unbounded duration \(a loop receiving from ids`
+		return err
+	}
+	defer r.mu.UnlockContext(ctx)
+	for id := range ids {
+		syncAccount(ctx, Account{ID: id})
+	}
+	return nil
+}

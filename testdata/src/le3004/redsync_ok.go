@@ -77,3 +77,30 @@ func supervised(ctx context.Context, rs *redsync.Redsync, fn func()) error {
 }
 
 var keepExtending func(*redsync.Mutex) func()
+
+// Syncer keeps its mutex in a field and extends it from a keep-alive
+// goroutine started by Start.
+type Syncer struct {
+	mu *redsync.Mutex
+}
+
+func (s *Syncer) Start(ctx context.Context) {
+	go s.keepAlive(ctx)
+}
+
+func (s *Syncer) keepAlive(ctx context.Context) {
+	for range time.Tick(2 * time.Second) {
+		s.mu.ExtendContext(ctx)
+	}
+}
+
+func (s *Syncer) SyncAll(ctx context.Context, accounts []Account) error {
+	if err := s.mu.LockContext(ctx); err != nil {
+		return err
+	}
+	defer s.mu.UnlockContext(ctx)
+	for _, a := range accounts {
+		syncAccount(ctx, a)
+	}
+	return nil
+}
