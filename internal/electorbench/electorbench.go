@@ -1,8 +1,10 @@
 // Package electorbench holds what the elector store benchmarks share: the
 // timing they run with, p50/p99 reporting of measured vacancies, a store
-// wrapper that makes a candidate crash, and the two measurements through the
-// elector core (graceful handover and crash failover), so that every store
-// is measured the same way and the figures in docs/benchmarks.md compare.
+// wrapper that makes a candidate crash, and the two measurements (graceful
+// handover and crash failover), which drive the elector core or a peer
+// library's leader loop through one Contender interface, so that every store
+// and every peer is measured by the same code and the figures in
+// docs/benchmarks.md compare.
 //
 // Only benchmarks import it; it imports testing.
 package electorbench
@@ -202,53 +204,98 @@ func (c *Candidate) WaitLead(b *testing.B) time.Time {
 // lease namespace.
 type Open func(b *testing.B) Store
 
-// Handover measures graceful handover through the elector core: from the
-// leader's Resign to the standby's work starting. The resigned leader
-// releases after its work returns, and the standby, woken by the store's
-// watch, acquires. The two candidates take turns.
-func Handover(b *testing.B, open Open) {
-	name := testserver.UniqueName("elector-handover")
-	cs := []*Candidate{StartCandidate(b, open(b), name, "c0")}
+// Resign gives up the candidate's term gracefully (see elector.Candidate.Resign).
+func (c *Candidate) Resign() bool { return c.C.Resign() }
+
+// Contender is one competitor for a lease as the measurements drive it: the
+// elector's Candidate, or a peer library's leader loop, so that both are
+// measured by the same code.
+type Contender interface {
+	// WaitLead returns when the contender's work started next.
+	WaitLead(b *testing.B) time.Time
+	// Resign steps down gracefully: the work stops, the lease is
+	// released, and the contender waits two retry intervals before it
+	// competes again. It reports whether there was a term to give up.
+	Resign() bool
+	// Crash kills the contender: nothing of it reaches the server any
+	// more, the lease is neither renewed nor released.
+	Crash()
+	// LastAck is when the contender last saw its lease granted or renewed.
+	LastAck() time.Time
+}
+
+// Start starts a contender with identity id for lease name; it is stopped
+// when the benchmark ends.
+type Start func(b *testing.B, name, id string) Contender
+
+// Handover measures graceful handover through the elector core on the
+// stores open returns; see MeasureHandover.
+func Handover(b *testing.B, open Open) { MeasureHandover(b, candidates(open)) }
+
+// Failover measures crash failover through the elector core on the stores
+// open returns; see MeasureFailover.
+func Failover(b *testing.B, open Open) { MeasureFailover(b, candidates(open)) }
+
+func candidates(open Open) Start {
+	return func(b *testing.B, name, id string) Contender { return StartCandidate(b, open(b), name, id) }
+}
+
+// MeasureHandover measures graceful handover: from the leader's Resign to
+// the standby's work starting. For the elector, the resigned leader releases
+// after its work returns and the standby, woken by the store's watch,
+// acquires. The two contenders take turns.
+func MeasureHandover(b *testing.B, start Start) {
+	name := testserver.UniqueName("handover")
+	cs := []Contender{start(b, name, "c0")}
 	cs[0].WaitLead(b)
-	cs = append(cs, StartCandidate(b, open(b), name, "c1"))
+	cs = append(cs, start(b, name, "c1"))
 	ds := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		leader, next := cs[i%2], cs[(i+1)%2]
-		// A resigned candidate waits two retry intervals before it
-		// competes again; let it become a settled standby first.
-		time.Sleep(2*Timing().RetryInterval + Settle)
-		start := time.Now()
-		if !leader.C.Resign() {
+		// A resigned contender waits two retry intervals before it
+		// competes again; let it become a settled standby first. The
+		// random phase keeps the release from falling in step with a
+		// polling standby's cadence: without it a loop that polls at a
+		// fixed interval would hit (or miss) every release by the same
+		// margin, and its figures would measure the benchmark's rhythm.
+		time.Sleep(2*Timing().RetryInterval + Settle + RandomPhase(Timing().RetryInterval))
+		begin := time.Now()
+		if !leader.Resign() {
 			b.Fatal("leader had no term to resign")
 		}
-		ds = append(ds, next.WaitLead(b).Sub(start))
+		ds = append(ds, next.WaitLead(b).Sub(begin))
 	}
 	b.StopTimer()
 	Report(b, ds, "", Timing().LeaseDuration)
 }
 
-// Failover measures crash failover through the elector core: from the
-// leader's crash (at a random phase of its renew cadence) to the standby's
-// work starting. No store here notifies an expiry, so the standby finds the
-// lease free by polling: the expected vacancy is the rest of the lease plus
-// up to one jittered retry interval. p50/p99-after-last-ack measure from
-// the last renew the dead leader saw acknowledged instead, which removes
-// the crash phase. A fresh standby replaces the dead leader every round.
-func Failover(b *testing.B, open Open) {
-	name := testserver.UniqueName("elector-failover")
-	leader := StartCandidate(b, open(b), name, "c0")
+// MeasureFailover measures crash failover: from the leader's crash (at a
+// random phase of its renew cadence) to the standby's work starting. No
+// benchmarked store notifies an expiry, so the standby finds the lease free
+// by polling: the expected vacancy is the rest of the lease plus up to one
+// retry interval. p50/p99-after-last-ack measure from the last renew the
+// dead leader saw acknowledged instead, which removes the crash phase. A
+// fresh standby replaces the dead leader every round.
+func MeasureFailover(b *testing.B, start Start) {
+	name := testserver.UniqueName("failover")
+	leader := start(b, name, "c0")
 	leader.WaitLead(b)
 	ds := make([]time.Duration, 0, b.N)
 	sinceAck := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		next := StartCandidate(b, open(b), name, fmt.Sprintf("c%d", i+1))
-		time.Sleep(Settle + CrashPhase(Timing().RenewInterval))
-		start := time.Now()
+		// The standby starts at a random phase of the leader's renew
+		// cadence, so the expiry falls at a random point of its polling
+		// (see MeasureHandover), and the crash at a random phase of the
+		// renew cadence.
+		time.Sleep(RandomPhase(Timing().RetryInterval))
+		next := start(b, name, fmt.Sprintf("c%d", i+1))
+		time.Sleep(Settle + RandomPhase(Timing().RenewInterval))
+		begin := time.Now()
 		leader.Crash()
 		at := next.WaitLead(b)
-		ds = append(ds, at.Sub(start))
+		ds = append(ds, at.Sub(begin))
 		sinceAck = append(sinceAck, at.Sub(leader.LastAck()))
 		leader = next
 	}
@@ -257,8 +304,8 @@ func Failover(b *testing.B, open Open) {
 	Report(b, sinceAck, "-after-last-ack", Timing().LeaseDuration)
 }
 
-// CrashPhase is a random wait within one renew period, so that a crash
-// lands at a random point of the renew cadence.
-func CrashPhase(renew time.Duration) time.Duration {
-	return time.Duration(rand.Int64N(int64(renew)))
+// RandomPhase is a random wait shorter than d, so that an event lands at a
+// random point of a cadence of period d.
+func RandomPhase(d time.Duration) time.Duration {
+	return time.Duration(rand.Int64N(int64(d)))
 }
