@@ -13,8 +13,8 @@
 //
 //   - go-redis Del/Unlink/GetDel and raw Do("DEL", k) (redigo conn.Do too)
 //     of a key the same function, type or package acquires as a lock (same
-//     constant key, or the same expression), when the function does not read
-//     the key first;
+//     constant key, or the same expression); a GET of the key before the
+//     delete is reported too, as a check that is not atomic with it;
 //   - DELETE FROM a lock-like table, or UPDATE ... SET owner = NULL, that
 //     selects the row by name only, with no owner or token predicate;
 //   - session-level pg_advisory_lock / pg_try_advisory_lock /

@@ -45,8 +45,13 @@ func redisDeletes(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
 		if inside(op.Call.Pos(), watched) {
 			continue // WATCH ... MULTI DEL EXEC: checked optimistically
 		}
-		if readsKey(f, op) {
-			continue // GET, compare, DEL: not atomic, but an ownership check
+		if get := readsKey(f, op); get != nil {
+			p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(get.Call, "the ownership check, a separate round trip")},
+				"%s deletes the lock %s after checking ownership with a separate %s (line %d): the check and the delete are not atomic, "+
+					"so the lock can expire and be taken by another replica between them, and this delete then frees that replica's lock; "+
+					"compare and delete in one step (Eval of a get-compare-del Lua script), or use bsm/redislock, redsync or the elector",
+				op.What(), op.KeyLabel(), get.What(), lockfacts.Line(p.Fset, get.Call.Pos()))
+			continue
 		}
 		var related []analysis.RelatedInformation
 		related = append(related, rule.Related(acq.Call, "the lock is taken here"))
@@ -59,14 +64,14 @@ func redisDeletes(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
 	}
 }
 
-// readsKey reports whether f reads op's key before deleting it.
-func readsKey(f *lockfacts.Func, op *lockfacts.Op) bool {
+// readsKey returns the read of op's key that precedes the delete in f.
+func readsKey(f *lockfacts.Func, op *lockfacts.Op) *lockfacts.Op {
 	for _, o := range f.Ops {
 		if o.Kind == lockfacts.Get && o.Call.Pos() < op.Call.Pos() && o.KeyID() == op.KeyID() {
-			return true
+			return o
 		}
 	}
-	return false
+	return nil
 }
 
 // watchBodies returns the function literals passed to Watch calls (go-redis

@@ -51,6 +51,18 @@ func rawRelease(ctx context.Context, rdb redis.UniversalClient, token string) er
 
 func reindex(ctx context.Context) {}
 
+// getThenDel checks the owner in a separate round trip: not atomic.
+func getThenDel(ctx context.Context, rdb *redis.Client, token string) error {
+	if ok, _ := rdb.SetNX(ctx, "lock:export", token, time.Minute).Result(); !ok {
+		return errBusy
+	}
+	runBilling(ctx)
+	if v, _ := rdb.Get(ctx, "lock:export").Result(); v == token {
+		return rdb.Del(ctx, "lock:export").Err() // want `Del deletes the lock key "lock:export" after checking ownership with a separate Get \(line \d+\): the check and the delete are not atomic`
+	}
+	return nil
+}
+
 // --- negatives ---
 
 const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
@@ -68,17 +80,6 @@ func compareAndDelete(ctx context.Context, rdb *redis.Client, token string) erro
 	return runBilling(ctx)
 }
 
-// getThenDel checks the owner first (not atomic, but an ownership check).
-func getThenDel(ctx context.Context, rdb *redis.Client, token string) error {
-	if ok, _ := rdb.SetNX(ctx, "lock:export", token, time.Minute).Result(); !ok {
-		return errBusy
-	}
-	runBilling(ctx)
-	if v, _ := rdb.Get(ctx, "lock:export").Result(); v == token {
-		return rdb.Del(ctx, "lock:export").Err()
-	}
-	return nil
-}
 
 // watchDel releases inside a WATCH transaction.
 func watchDel(ctx context.Context, rdb *redis.Client, token string) error {
