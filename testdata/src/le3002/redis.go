@@ -80,7 +80,6 @@ func compareAndDelete(ctx context.Context, rdb *redis.Client, token string) erro
 	return runBilling(ctx)
 }
 
-
 // watchDel releases inside a WATCH transaction.
 func watchDel(ctx context.Context, rdb *redis.Client, token string) error {
 	if ok, _ := rdb.SetNX(ctx, "lock:gc", token, time.Minute).Result(); !ok {
