@@ -178,6 +178,11 @@ func Classify(info *types.Info, kb *signals.Knowledge, call *ast.CallExpr) *Op {
 				op.NoTTL = d == -1
 			}
 		}
+	case "lease-input":
+		op.Kind = Lease
+		if in := arg("input"); in != nil {
+			op.Opts = []ast.Expr{in}
+		}
 	case "sql-pool", "sql-conn", "sql-tx", "sql":
 		q := arg("query")
 		if q == nil {
@@ -425,6 +430,64 @@ func (op *Op) What() string {
 		return op.API.Name + "(\"" + op.Cmd + "\")"
 	}
 	return op.API.Name
+}
+
+// ResolveLiteral returns the composite literal e is, or the one the local
+// variable e was last assigned from before use in body.
+func ResolveLiteral(info *types.Info, body *ast.BlockStmt, e ast.Expr, use token.Pos) *ast.CompositeLit {
+	e = ast.Unparen(e)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	if lit, ok := e.(*ast.CompositeLit); ok {
+		return lit
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok || body == nil {
+		return nil
+	}
+	obj := info.ObjectOf(id)
+	var found *ast.CompositeLit
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil || n.Pos() >= use {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range s.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && info.ObjectOf(lid) == obj && i < len(s.Rhs) {
+					lit, _ := ast.Unparen(s.Rhs[i]).(*ast.CompositeLit)
+					found = lit
+				}
+			}
+		case *ast.ValueSpec:
+			for i, name := range s.Names {
+				if info.ObjectOf(name) == obj && i < len(s.Values) {
+					lit, _ := ast.Unparen(s.Values[i]).(*ast.CompositeLit)
+					found = lit
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// FieldConst returns the constant integer value of field name in lit.
+func FieldConst(info *types.Info, lit *ast.CompositeLit, name string) (int64, bool) {
+	if lit == nil {
+		return 0, false
+	}
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		if k, ok := kv.Key.(*ast.Ident); ok && k.Name == name {
+			return IntConst(info, kv.Value)
+		}
+	}
+	return 0, false
 }
 
 // ExprText is the text of an expression, for comparing receivers and keys.

@@ -74,6 +74,12 @@ func run(p *rule.Pass) error {
 						op.What(), s.Table, "if the holder dies while it holds the row, the row stays and no replica ever runs the guarded work again")
 				}
 			case lockfacts.Lease:
+				if op.API.Kind == "lease-input" && len(op.Opts) == 1 {
+					lit := lockfacts.ResolveLiteral(info, f.Decl.Body, op.Opts[0], op.Call.Pos())
+					if d, ok := lockfacts.FieldConst(info, lit, "LeaseDuration"); ok && d == -1 {
+						op.NoTTL = true
+					}
+				}
 				if op.NoTTL {
 					p.Reportf(op.Call, nil,
 						"%s acquires an infinite lease (duration -1): %s; acquire a 15-60 s lease and renew it while working, or use the elector",
