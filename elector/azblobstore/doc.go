@@ -62,6 +62,16 @@
 // above the lost ones as long as the restart took at least a second and
 // the clock did not step back. Tokens are therefore large (about 1.8e15).
 //
+// # Testing on Azurite
+//
+// The tests run the conformance suite, a restart of Azurite on the same
+// data directory (tokens and metadata are kept; Azurite 3.37 does not keep
+// a live fixed lease across its restart, it reloads the lease as expired,
+// so a term ends with the emulator's restart), a kill -9 of Azurite (it
+// forgets up to 5 s of writes; the container is recreated and the clock
+// floor keeps tokens growing) and the shared fault scenarios except
+// ServerKill9, which needs a crash-durable server.
+//
 // # No watch
 //
 // Blob storage offers no change notification usable here (Event Grid

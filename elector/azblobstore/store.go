@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
@@ -146,12 +147,24 @@ func (s *Store) load(ctx context.Context, name string) (st state, found bool, er
 }
 
 // create makes the empty lease blob unless it exists; losing that race to
-// another client is fine.
+// another client is fine. A missing container is created: an emulator that
+// lost its data (Azurite killed with -9 before it saved) or a container
+// deleted by hand must not stop elections for good; the tokens' clock
+// floor keeps them growing regardless.
 func (s *Store) create(ctx context.Context, name string) error {
 	any := azcore.ETagAny
-	_, err := s.c.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
-		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &any}},
-	})
+	upload := func() error {
+		_, err := s.c.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
+			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &any}},
+		})
+		return err
+	}
+	err := upload()
+	if bloberror.HasCode(err, bloberror.ContainerNotFound) {
+		if err = s.EnsureContainer(ctx); err == nil {
+			err = upload()
+		}
+	}
 	if err != nil && !hasStatus(err, http.StatusConflict, http.StatusPreconditionFailed) {
 		return err
 	}
