@@ -126,12 +126,19 @@ func (f *finder) coordinationBefore(block *ast.BlockStmt, pos token.Pos) (string
 		var name string
 		var node ast.Node
 		ast.Inspect(s, func(n ast.Node) bool {
-			if _, ok := n.(*ast.FuncLit); ok || name != "" {
+			switch n.(type) {
+			case *ast.FuncLit, *ast.GoStmt, *ast.DeferStmt:
+				return false // runs elsewhere or later: it does not guard what follows
+			}
+			if name != "" {
 				return false
 			}
-			if call, ok := n.(*ast.CallExpr); ok {
+			if call, ok := n.(*ast.CallExpr); ok && f.knownAPI(call) {
+				// Only a lock or claim taken right here dominates the site; a
+				// helper that coordinates its own work inside says nothing
+				// about the statements after its call.
 				ev := f.eff.Scan(call)
-				if c := ev.FirstCoordination(); c != nil {
+				if c := ev.FirstCoordination(); c != nil && c.Call == call {
 					name, node = c.Coordination, c.Call
 				}
 			}
@@ -142,6 +149,12 @@ func (f *finder) coordinationBefore(block *ast.BlockStmt, pos token.Pos) (string
 		}
 	}
 	return "", nil
+}
+
+// knownAPI: the call is to an API the knowledge base names.
+func (f *finder) knownAPI(call *ast.CallExpr) bool {
+	fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+	return f.kb.Match(signals.Coordinators, fn) != nil || f.kb.Match(signals.Effects, fn) != nil
 }
 
 // designationWords: flags, env vars and config fields that pick the one

@@ -11,15 +11,15 @@ import (
 )
 
 func Start(ctx context.Context, db *sql.DB) {
+	// A function that coordinates its own work says nothing about the
+	// jobs started after it.
+	go coordinated(ctx, db)
 	go billing(ctx, db)
 	go compact(db)
 	go refreshCache(db)
 	if os.Getenv("RUN_SCHEDULER") == "true" {
 		go digest()
 	}
-	// Last: package jobs takes a call of a function that coordinates its
-	// own work as coordination of the statements after it, in this caller.
-	go coordinated(ctx, db)
 }
 
 func billing(ctx context.Context, db *sql.DB) {
