@@ -54,8 +54,8 @@ func (s *Store) AppendFenced(ctx context.Context, t elector.Term, blobName strin
 		}
 		cond := &blob.ModifiedAccessConditions{IfMatch: &etag}
 		if !found {
-			any := azcore.ETagAny
-			cond = &blob.ModifiedAccessConditions{IfNoneMatch: &any}
+			anyETag := azcore.ETagAny
+			cond = &blob.ModifiedAccessConditions{IfNoneMatch: &anyETag}
 		}
 		v := strconv.FormatUint(t.Token, 10)
 		_, err = bc.Upload(ctx, streaming.NopCloser(bytes.NewReader(append(body, data...))), &blockblob.UploadOptions{

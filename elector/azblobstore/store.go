@@ -152,10 +152,10 @@ func (s *Store) load(ctx context.Context, name string) (st state, found bool, er
 // deleted by hand must not stop elections for good; the tokens' clock
 // floor keeps them growing regardless.
 func (s *Store) create(ctx context.Context, name string) error {
-	any := azcore.ETagAny
+	anyETag := azcore.ETagAny
 	upload := func() error {
 		_, err := s.c.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
-			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &any}},
+			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &anyETag}},
 		})
 		return err
 	}

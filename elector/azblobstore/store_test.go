@@ -225,3 +225,75 @@ func TestTTLAboveAzureMaximumRejected(t *testing.T) {
 		t.Fatalf("Read after a refused Acquire = %+v, %v; want not held", rec, err)
 	}
 }
+
+// TestRenewLongerTTLExtendsAzureLease: a term taken with a 1 s ttl holds a
+// 15 s Azure lease; renewing it with 30 s must move the Azure lease to 30 s
+// too (AcquireLease with the same ID), or the term would end at 15 s.
+func TestRenewLongerTTLExtendsAzureLease(t *testing.T) {
+	az := testserver.Azurite(t)
+	s := newStore(t, az.Addr())
+	name := storetest.LeaseName(t)
+	term, err := s.Acquire(ctxT(t), name, "a", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Renew(ctxT(t), term, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := s.load(ctxT(t), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := leaseSecondsOf(st); got != 30 {
+		t.Fatalf("Azure lease duration after renewing with 30 s = %d s; want 30", got)
+	}
+	rec, err := s.Read(ctxT(t), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Held || rec.Remaining < 25*time.Second {
+		t.Fatalf("Read after renewing with 30 s = %+v; want held for about 30 s", rec)
+	}
+	if err := s.Renew(ctxT(t), term, 61*time.Second); err == nil || errors.Is(err, elector.ErrLost) {
+		t.Fatalf("Renew with a 61 s ttl: %v; want a refusal that is not ErrLost", err)
+	}
+}
+
+// TestAppendFencedRefusesEndedTerm: the fenced resource takes the current
+// term's writes and refuses an ended term's, changing nothing.
+func TestAppendFencedRefusesEndedTerm(t *testing.T) {
+	az := testserver.Azurite(t)
+	s := newStore(t, az.Addr())
+	name := storetest.LeaseName(t)
+	res := name + ".res"
+	t1, err := s.Acquire(ctxT(t), name, "a", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendFenced(ctxT(t), t1, res, []byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctxT(t), t1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendFenced(ctxT(t), t1, res, []byte("stale\n")); !errors.Is(err, elector.ErrLost) {
+		t.Fatalf("append with a released term: %v; want ErrLost", err)
+	}
+	t2, err := s.Acquire(ctxT(t), name, "b", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendFenced(ctxT(t), t2, res, []byte("2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendFenced(ctxT(t), t1, res, []byte("stale\n")); !errors.Is(err, elector.ErrLost) {
+		t.Fatalf("append with the previous term: %v; want ErrLost", err)
+	}
+	body, err := s.ReadFenced(ctxT(t), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != "1\n2\n" {
+		t.Fatalf("resource = %q; want the two current terms' writes only", body)
+	}
+}
