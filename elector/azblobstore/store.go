@@ -275,8 +275,9 @@ func (s *Store) current(ctx context.Context, t elector.Term) (state, error) {
 // Renew implements elector.Store: it checks the term, renews the Azure
 // lease (or re-acquires it with the same ID when ttl needs a longer
 // duration), then moves the term's expiry, all conditional on the ETag it
-// checked. A write that changed the ETag without starting a new term (a
-// fenced write of this same term) makes it check and try again.
+// checked. A refused condition makes it check again, a couple of times: a
+// concurrent renewal of the same term changes the ETag too, while a new
+// term or a broken lease fails the check and is reported as ErrLost.
 func (s *Store) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
 	fail := func(err error) error {
 		return fmt.Errorf("azblobstore: renew %q token %d: %w", t.Name, t.Token, err)
