@@ -25,8 +25,20 @@ func run(p *rule.Pass) error {
 			sqlReleases(p, f)
 		}
 	}
+	// methods of this package that take a distributed lock (their body
+	// uses a lock API of the knowledge base)
+	locking := map[*types.Func]bool{}
+	if p.ImportsKnown() {
+		for _, f := range lockfacts.Scan(p.Pkg, info, p.KB, files).Funcs {
+			if len(f.Ops) > 0 {
+				if fn, ok := info.Defs[f.Decl.Name].(*types.Func); ok {
+					locking[fn] = true
+				}
+			}
+		}
+	}
 	for _, fd := range lockfacts.Funcs(files) {
-		discardedLock(p, fd)
+		discardedLock(p, fd, locking)
 	}
 	return nil
 }
@@ -151,7 +163,7 @@ var (
 // discardedLock reports x.Unlock(key) after x.Lock(key) whose bool result is
 // discarded: the release runs whether or not the lock was taken, and it
 // names only the key, so it removes whoever holds it.
-func discardedLock(p *rule.Pass, fd *ast.FuncDecl) {
+func discardedLock(p *rule.Pass, fd *ast.FuncDecl, locking map[*types.Func]bool) {
 	info := p.TypesInfo
 	type lockCall struct {
 		call *ast.CallExpr
@@ -184,6 +196,9 @@ func discardedLock(p *rule.Pass, fd *ast.FuncDecl) {
 		}
 		sig := fn.Type().(*types.Signature)
 		if sig.Results().Len() == 0 || !isBool(sig.Results().At(0).Type()) {
+			return true
+		}
+		if !distributed(p, fn, locking) {
 			return true
 		}
 		keys := keyArgs(info, call)
@@ -221,6 +236,27 @@ func discardedLock(p *rule.Pass, fd *ast.FuncDecl) {
 		}
 		return true
 	})
+}
+
+// distributed reports whether a Lock method may take a lock shared across
+// replicas: an interface method (the implementation is pluggable, as a
+// scheduler's Locker), a method of this package whose body uses a lock API,
+// or a method of a package that imports one. A keyed in-process mutex is
+// not this rule's business.
+func distributed(p *rule.Pass, fn *types.Func, locking map[*types.Func]bool) bool {
+	sig := fn.Type().(*types.Signature)
+	if sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) {
+		return true
+	}
+	if fn.Pkg() == p.Pkg {
+		return locking[fn.Origin()]
+	}
+	for _, imp := range fn.Pkg().Imports() {
+		if p.KB.Knows(imp.Path()) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyArgs is the text of the call's arguments other than contexts.

@@ -54,3 +54,24 @@ func runErrLocker(l ErrLocker, key string, fn func()) {
 	defer l.Unlock(key)
 	fn()
 }
+
+// keyedMutex is an in-process keyed mutex: not a distributed lock.
+type keyedMutex struct {
+	held map[string]bool
+}
+
+func (m *keyedMutex) Lock(key string) bool {
+	if m.held[key] {
+		return false
+	}
+	m.held[key] = true
+	return true
+}
+
+func (m *keyedMutex) Unlock(key string) { delete(m.held, key) }
+
+func runLocal(m *keyedMutex, key string, fn func()) {
+	m.Lock(key)
+	defer m.Unlock(key)
+	fn()
+}
