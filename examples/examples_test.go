@@ -157,3 +157,53 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestInventoryReport checks -report=json on both examples: every job of
+// the flagged service is a finding, every job of the remediated twin is
+// coordinated, and the two formats list the same jobs.
+func TestInventoryReport(t *testing.T) {
+	cmd := exec.Command(bin, "-report=json", "-test=false", "./examples/...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("-report=json: %v\n%s", err, out)
+	}
+	var entries []struct {
+		Site struct {
+			File string `json:"file"`
+			Line int    `json:"line"`
+		} `json:"site"`
+		Verdict string `json:"verdict"`
+		Rule    string `json:"rule"`
+	}
+	if err := json.Unmarshal(out, &entries); err != nil {
+		t.Fatalf("parse: %v\n%s", err, out)
+	}
+	var flagged, remediated int
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Site.File, "examples/flagged/"):
+			flagged++
+			if e.Verdict != "finding" {
+				t.Errorf("%s:%d: verdict %q, want finding", e.Site.File, e.Site.Line, e.Verdict)
+			}
+		case strings.HasPrefix(e.Site.File, "examples/remediated/"):
+			remediated++
+			if e.Verdict != "coordinated" {
+				t.Errorf("%s:%d: verdict %q, want coordinated", e.Site.File, e.Site.Line, e.Verdict)
+			}
+		}
+	}
+	if flagged < 4 || remediated < 1 {
+		t.Fatalf("inventory lists %d flagged and %d remediated jobs, want at least 4 and 1:\n%s", flagged, remediated, out)
+	}
+	md := exec.Command(bin, "-report=markdown", "-test=false", "./examples/...")
+	md.Dir = ".."
+	table, err := md.Output()
+	if err != nil {
+		t.Fatalf("-report=markdown: %v", err)
+	}
+	if rows := strings.Count(string(table), "\n| `examples/"); rows != len(entries) {
+		t.Errorf("markdown lists %d jobs, json %d", rows, len(entries))
+	}
+}

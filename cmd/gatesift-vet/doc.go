@@ -53,6 +53,9 @@
 //	-json                 the go vet JSON tree (same as -format=json)
 //	-format F             text (default), json or sarif
 //	-o FILE               write the results to FILE instead of stdout
+//	-report F             instead of findings, an inventory of every scheduled
+//	                      job (site, schedule, writes, guard or coordinator,
+//	                      verdict): markdown or json; exit 0 unless the tool failed
 //	-baseline FILE        report only findings not recorded in FILE
 //	-write-baseline FILE  record every current finding in FILE, exit 0
 //	-fail-on-findings     exit 3 on findings with -json and SARIF too

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/gatesift/gatesift-vet/analyzers/inventory"
+	"github.com/gatesift/gatesift-vet/analyzers/jobs"
 	"go/ast"
 	"go/token"
 	"io"
@@ -29,6 +31,7 @@ type results struct {
 	findings   []*finding // reported, sorted by position
 	suppressed []*finding // silenced by a //gatesift: directive, for SARIF
 	errors     []actionError
+	inventory  []inventory.Entry // the scheduled work of the root packages, for -report
 }
 
 type actionError struct {
@@ -76,9 +79,16 @@ func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string) *result
 		return order[roots[i].Analyzer] < order[roots[j].Analyzer]
 	})
 
+	rootPkgs := map[*packages.Package]bool{}
+	for _, act := range graph.Roots {
+		rootPkgs[act.Package] = true
+	}
 	for act := range graph.All() {
 		if act.Err != nil {
 			res.errors = append(res.errors, actionError{act.Package.ID, act.Analyzer.Name, act.Err.Error()})
+		}
+		if act.Analyzer == jobs.Analyzer && rootPkgs[act.Package] && act.Err == nil {
+			res.inventory = append(res.inventory, inventoryOf(act, cwd)...)
 		}
 	}
 	sort.SliceStable(res.errors, func(i, j int) bool {

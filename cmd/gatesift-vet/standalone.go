@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/gatesift/gatesift-vet/analyzers/jobs"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,6 +36,7 @@ type options struct {
 	cpuProfile     string
 	context        int
 	tags           string
+	report         string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -45,6 +47,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print the go vet JSON tree instead of text (same as -format=json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
 	fs.StringVar(&o.output, "o", "", "write the results to `file` instead of standard output")
+	fs.StringVar(&o.report, "report", "", "print an inventory of the scheduled work instead of findings: markdown or json")
 	fs.StringVar(&o.baseline, "baseline", "", "report only findings not recorded in this baseline `file`")
 	fs.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline `file` and exit 0")
 	fs.BoolVar(&o.list, "list", false, "list the rules (with -json, as JSON) and exit")
@@ -107,6 +110,11 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	default:
 		return fatalf(stderr, "-format %q: want text, json or sarif", o.format)
 	}
+	switch o.report {
+	case "", "markdown", "json":
+	default:
+		return fatalf(stderr, "-report %q: want markdown or json", o.report)
+	}
 	if o.baseline != "" && o.writeBaseline != "" {
 		return fatalf(stderr, "-baseline and -write-baseline are exclusive")
 	}
@@ -151,7 +159,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if o.tags != "" {
 		buildFlags = []string{"-tags=" + o.tags}
 	}
-	res, code := analyze(cwd, patterns, o.tests, buildFlags, stderr)
+	res, code := analyze(cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
 	if code != exitOK {
 		return code
 	}
@@ -172,12 +180,14 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var out bytes.Buffer
-	switch o.format {
-	case "text":
+	switch {
+	case o.report != "":
+		err = writeReport(&out, res, o.report)
+	case o.format == "text":
 		writeText(&out, res, o.context)
-	case "json":
+	case o.format == "json":
 		err = writeJSON(&out, res)
-	case "sarif":
+	case o.format == "sarif":
 		err = writeSARIF(&out, res)
 	}
 	if err != nil {
@@ -197,7 +207,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, res)
 		return exitTool
 	}
-	if len(res.findings) > 0 && (o.format == "text" || o.failOnFindings) {
+	if len(res.findings) > 0 && (o.format == "text" && o.report == "" || o.failOnFindings) {
 		return exitFindings
 	}
 	return exitOK
@@ -205,7 +215,9 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 
 // analyze loads the packages and runs every analyzer on them. A non-zero
 // code means the run failed and the reason is already on stderr.
-func analyze(cwd string, patterns []string, tests bool, buildFlags []string, stderr io.Writer) (*results, int) {
+// analyze loads and checks the packages; with inventory, the jobs analysis
+// is a root too, because the checker keeps only root results.
+func analyze(cwd string, patterns []string, tests bool, buildFlags []string, inventory bool, stderr io.Writer) (*results, int) {
 	// The configuration of the working directory (usually the module
 	// root's) is checked before the slow load, to fail fast on a typo.
 	if _, err := config.ForDir(cwd); err != nil {
@@ -263,7 +275,11 @@ func analyze(cwd string, patterns []string, tests bool, buildFlags []string, std
 	}
 
 	prog.printf("analyzing %d package(s)", len(pkgs))
-	graph, err := checker.Analyze(analyzers(), pkgs, &checker.Options{})
+	roots := analyzers()
+	if inventory {
+		roots = append(roots, jobs.Analyzer)
+	}
+	graph, err := checker.Analyze(roots, pkgs, &checker.Options{})
 	prog.done()
 	if err != nil {
 		return nil, fatalf(stderr, "%v", err)
