@@ -13,6 +13,7 @@ import (
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/lockexpiry"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/lockrenewal"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/staticleader"
+	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/unfencedwrite"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/unsafeunlock"
 )
 
@@ -24,6 +25,7 @@ var Rules = []*analysis.Analyzer{
 	competingschedulers.Analyzer,
 	lockexpiry.Analyzer,
 	unsafeunlock.Analyzer,
+	unfencedwrite.Analyzer,
 	lockrenewal.Analyzer,
 	leadershiploss.Analyzer,
 	leasetiming.Analyzer,

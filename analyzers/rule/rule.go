@@ -63,7 +63,7 @@ func New(spec Spec) *analysis.Analyzer {
 	a := &analysis.Analyzer{
 		Name:       r.Name,
 		Doc:        doc,
-		URL:        signals.DocURL,
+		URL:        r.URL(), // the rule's section; a driver resolving "#"+Category lands on the same anchor
 		Requires:   append([]*analysis.Analyzer{directive.Analyzer}, spec.Requires...),
 		FactTypes:  spec.FactTypes,
 		ResultType: reflect.TypeOf((*Outcome)(nil)),
