@@ -47,7 +47,7 @@
 // same ID when a longer duration is needed) and moves the expiry, all
 // If-Match the ETag it checked; Release checks the term and releases the
 // Azure lease If-Match that ETag. A refused condition is ErrLost. Renew is
-// three round trips, Acquire three to five.
+// three round trips, Acquire three to six (the first one creates the blob).
 //
 // # Tokens
 //
