@@ -27,8 +27,9 @@ const FileName = ".gatesift.yaml"
 // Config is the file's content. The same struct decodes from JSON for the
 // golangci-lint plugin settings.
 type Config struct {
-	// Checks adjusts the default rule set, applied in order: "LE1*",
-	// "-LE3003", "lockexpiry", "all", "none".
+	// Checks selects the rules, staticcheck-style: [LE1*] runs only the
+	// LE1xxx rules, [default, LE3003] adds LE3003 to the defaults,
+	// [-LE1002] removes LE1002 from them; "all" and "none" too.
 	Checks []string `yaml:"checks,omitempty" json:"checks,omitempty"`
 	// Profile is "default" or "strict" (strict also reports idempotent-only
 	// work).
@@ -191,14 +192,17 @@ func resolve(dir string) (*Settings, error) {
 			return nil, err
 		}
 	}
-	checks := strings.Join(s.Config.Checks, ",")
-	if Overrides.Checks != "" {
-		checks += "," + Overrides.Checks
-	}
+	// The command line applies after the file, with the same rules: a list
+	// that starts by naming rules replaces the file's selection.
 	var err error
-	if s.Checks, err = signals.ParseChecks(checks); err != nil {
+	if s.Checks, err = signals.ParseChecks(strings.Join(s.Config.Checks, ",")); err != nil {
 		return nil, err
 	}
+	flagChecks, err := signals.ParseChecks(Overrides.Checks)
+	if err != nil {
+		return nil, err
+	}
+	s.Checks = append(s.Checks, flagChecks...)
 	profile := s.Config.Profile
 	if Overrides.Profile != "" {
 		profile = Overrides.Profile

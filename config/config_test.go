@@ -29,7 +29,7 @@ func TestFindStopsAtModuleRoot(t *testing.T) {
 	if got := Find(pkg); got != "" {
 		t.Fatalf("Find crossed the module root: %s", got)
 	}
-	write(t, filepath.Join(mod, "a", FileName), "checks: [LE3003]\n")
+	write(t, filepath.Join(mod, "a", FileName), "checks: [default, LE3003]\n")
 	if got := Find(pkg); got != filepath.Join(mod, "a", FileName) {
 		t.Fatalf("Find = %q", got)
 	}

@@ -6,10 +6,13 @@ import (
 	"strings"
 )
 
-// Checks is a parsed -checks / config "checks" list, applied in order over
-// the registry defaults: "LE1*" enables, "-LE3003" disables, "all" and
-// "-all" (or "none") switch everything. Patterns match IDs or analyzer names,
-// with * as in path.Match.
+// Checks is a parsed -checks / config "checks" list, in staticcheck's
+// manner: a list that starts with a rule names the rules that run ("LE1*"
+// runs only the LE1xxx rules); "default" (or "inherit") stands for the
+// registry defaults, so "default,LE3003" adds LE3003; a list that starts
+// with a removal amends the defaults ("-LE1002" is the defaults without
+// LE1002); "all" and "none" switch everything. Terms apply in order.
+// Patterns match IDs or analyzer names, with * as in path.Match.
 type Checks []checkTerm
 
 type checkTerm struct {
@@ -33,8 +36,15 @@ func ParseChecks(spec string) (Checks, error) {
 		if term == "none" {
 			enable, term = !enable, "all"
 		}
-		if term != "all" && !matchesAny(term) {
+		if term == "inherit" {
+			term = "default"
+		}
+		if term != "all" && term != "default" && !matchesAny(term) {
 			return nil, fmt.Errorf("checks: %q matches no rule (see gatesift-vet -list)", raw)
+		}
+		if len(cs) == 0 && enable && term != "default" && term != "all" {
+			// A list that starts by naming rules selects them alone.
+			cs = append(cs, checkTerm{enable: false, pattern: "all"})
 		}
 		cs = append(cs, checkTerm{enable: enable, pattern: term})
 	}
@@ -66,7 +76,10 @@ func matchRule(pattern string, r Rule) bool {
 func (cs Checks) Enabled(r Rule) bool {
 	on := r.Default
 	for _, t := range cs {
-		if matchRule(t.pattern, r) {
+		switch {
+		case t.pattern == "default":
+			on = r.Default // "-default" is not meaningful; treat both as a reset
+		case matchRule(t.pattern, r):
 			on = t.enable
 		}
 	}

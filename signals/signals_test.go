@@ -62,7 +62,7 @@ func TestChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"LE1001": true, "LE1002": false, "LE2001": true, "LE3001": true, "LE3003": false}
+	want := map[string]bool{"LE1001": true, "LE1002": false, "LE2001": false, "LE3001": true, "LE3003": false, "LE4001": false}
 	for id, on := range want {
 		if got := cs.Enabled(MustLookup(id)); got != on {
 			t.Errorf("%s enabled = %v, want %v", id, got, on)
@@ -71,6 +71,18 @@ func TestChecks(t *testing.T) {
 	cs, _ = ParseChecks("none,LE3003")
 	if cs.Enabled(MustLookup("LE1001")) || !cs.Enabled(MustLookup("LE3003")) {
 		t.Errorf("none,LE3003 wrong")
+	}
+	cs, _ = ParseChecks("-LE1002")
+	if !cs.Enabled(MustLookup("LE1001")) || cs.Enabled(MustLookup("LE1002")) || cs.Enabled(MustLookup("LE3003")) {
+		t.Errorf("-LE1002 should amend the defaults")
+	}
+	cs, _ = ParseChecks("default,LE3003")
+	if !cs.Enabled(MustLookup("LE1001")) || !cs.Enabled(MustLookup("LE3003")) {
+		t.Errorf("default,LE3003 should add LE3003 to the defaults")
+	}
+	cs, _ = ParseChecks("")
+	if !cs.Enabled(MustLookup("LE1001")) || cs.Enabled(MustLookup("LE3003")) {
+		t.Errorf("an empty list is the defaults")
 	}
 	if _, err := ParseChecks("LE7*"); err == nil {
 		t.Errorf("a pattern matching no rule must be an error")

@@ -40,9 +40,11 @@
 //
 // # Flags
 //
-//	-checks LIST          rules to enable or disable after the config file:
-//	                      LE1*,-LE3003; IDs or analyzer names, * globs,
-//	                      all, none (-none = all)
+//	-checks LIST          the rules to run, after the config file, as
+//	                      staticcheck reads it: LE3* runs only LE3xxx;
+//	                      default,LE3003 adds LE3003 to the defaults;
+//	                      -LE1002 removes LE1002 from them; IDs or analyzer
+//	                      names, * globs, all, none
 //	-profile P            default, or strict (also reports idempotent-only
 //	                      work: upserts, deletes of expired rows)
 //	-config FILE          use FILE instead of discovering .gatesift.yaml

@@ -103,7 +103,7 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.checks, "checks", "", "rules to enable or disable, applied after the config file: `LE1*,-LE3003` (IDs or names, * globs, all, none)")
+	fs.StringVar(&c.checks, "checks", "", "the rules to run, after the config file: `LE3*` only those, default,LE3003 adds to the defaults, -LE1002 removes from them (IDs or names, * globs, all, none)")
 	fs.StringVar(&c.profile, "profile", "", "evidence profile: `default` or strict (strict also reports idempotent-only work)")
 	fs.StringVar(&c.configFile, "config", "", "use this `file` instead of discovering .gatesift.yaml (an absolute path under go vet)")
 	fs.StringVar(&c.configDigest, "config-digest", "", "fail unless the configuration digest is `D` (see -print-config-digest); under go vet it also keys the result cache")
