@@ -35,6 +35,7 @@ type perfResult struct {
 	MaxRSSKB int64         // largest single process in the tree, as wait4 reports it (like /usr/bin/time -v)
 	ExitCode int
 	Stderr   string
+	Err      string // the command did not finish (timeout)
 }
 
 // measure runs one command with a fresh GOCACHE and returns its rusage. A
@@ -91,10 +92,15 @@ func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []s
 		for _, c := range cmds {
 			logf("perf: %s in %s", c.label, mod)
 			r, err := measure(ctx, timeout, dir, c.argv)
-			if err != nil {
-				return err
-			}
 			r.Module, r.Label = mod, c.label
+			if err != nil {
+				// A timeout is a result too (on a loaded machine a fresh-cache
+				// go vet of client-go can exceed it); record it and go on.
+				logf("perf: %s: %v", c.label, err)
+				r.Err = err.Error()
+				all = append(all, r)
+				continue
+			}
 			logf("perf: %s: wall %s cpu %s maxrss %d MB exit %d", c.label, r.Wall.Round(time.Millisecond),
 				r.CPU.Round(time.Millisecond), r.MaxRSSKB/1024, r.ExitCode)
 			if r.ExitCode != 0 {
@@ -127,6 +133,13 @@ func printPerf(w io.Writer, rs []perfResult) {
 			}
 			ratios = []string{div(r.Wall.Seconds(), base.Wall.Seconds()), div(r.CPU.Seconds(), base.CPU.Seconds()),
 				div(float64(r.MaxRSSKB), float64(base.MaxRSSKB))}
+		}
+		if r.Err != "" || (base != nil && base.Err != "") {
+			ratios = []string{"n/a", "n/a", "n/a"}
+		}
+		if r.Err != "" {
+			fmt.Fprintf(tw, "%s\t%s\t>%.1f\t-\t-\t-\t%s\t\n", r.Module, r.Label, r.Wall.Seconds(), strings.Join(ratios, "\t"))
+			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%d\t%d\t%s\t\n", r.Module, r.Label,
 			r.Wall.Seconds(), r.CPU.Seconds(), r.MaxRSSKB/1024, r.ExitCode, strings.Join(ratios, "\t"))

@@ -83,8 +83,12 @@ func parseVetJSON(out []byte, root string) ([]Finding, []AnalyzerError, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("parsing JSON tree: %w", err)
 		}
-		for pkg, byAnalyzer := range tree {
-			for analyzer, raw := range byAnalyzer {
+		// Sorted keys make the kept copy of a repeated diagnostic deterministic:
+		// "pkg" sorts before its test variant "pkg [pkg.test]".
+		for _, pkg := range sortedKeys(tree) {
+			byAnalyzer := tree[pkg]
+			for _, analyzer := range sortedKeys(byAnalyzer) {
+				raw := byAnalyzer[analyzer]
 				raw = bytes.TrimSpace(raw)
 				switch {
 				case len(raw) > 0 && raw[0] == '[':
@@ -129,6 +133,15 @@ func parseVetJSON(out []byte, root string) ([]Finding, []AnalyzerError, error) {
 		return aerrs[i].Analyzer < aerrs[j].Analyzer
 	})
 	return findings, aerrs, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func sortFindings(fs []Finding) {
