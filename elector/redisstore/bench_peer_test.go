@@ -167,13 +167,16 @@ func lockLoops(b *testing.B) electorbench.Start {
 }
 
 // BenchmarkPeerRedislockHandover: the holder Releases, the standby obtains
-// at its next attempt.
+// at its next attempt. It also reports the elector's figures from
+// BenchmarkElectorHandover in the same run divided by these
+// (p50-elector-handover-over-peer, p99-...).
 func BenchmarkPeerRedislockHandover(b *testing.B) {
-	electorbench.MeasureHandover(b, lockLoops(b))
+	electorbench.ReportRatio(b, "elector-handover", electorbench.MeasureHandover(b, lockLoops(b)))
 }
 
 // BenchmarkPeerRedislockFailover: the holder stops refreshing, the standby
-// obtains once the key has expired.
+// obtains once the key has expired; with the ratios to
+// BenchmarkElectorFailover.
 func BenchmarkPeerRedislockFailover(b *testing.B) {
-	electorbench.MeasureFailover(b, lockLoops(b))
+	electorbench.ReportRatio(b, "elector-failover", electorbench.MeasureFailover(b, lockLoops(b)))
 }

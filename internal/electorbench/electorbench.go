@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,11 +231,11 @@ type Start func(b *testing.B, name, id string) Contender
 
 // Handover measures graceful handover through the elector core on the
 // stores open returns; see MeasureHandover.
-func Handover(b *testing.B, open Open) { MeasureHandover(b, candidates(open)) }
+func Handover(b *testing.B, open Open) []time.Duration { return MeasureHandover(b, candidates(open)) }
 
 // Failover measures crash failover through the elector core on the stores
 // open returns; see MeasureFailover.
-func Failover(b *testing.B, open Open) { MeasureFailover(b, candidates(open)) }
+func Failover(b *testing.B, open Open) []time.Duration { return MeasureFailover(b, candidates(open)) }
 
 func candidates(open Open) Start {
 	return func(b *testing.B, name, id string) Contender { return StartCandidate(b, open(b), name, id) }
@@ -243,8 +244,8 @@ func candidates(open Open) Start {
 // MeasureHandover measures graceful handover: from the leader's Resign to
 // the standby's work starting. For the elector, the resigned leader releases
 // after its work returns and the standby, woken by the store's watch,
-// acquires. The two contenders take turns.
-func MeasureHandover(b *testing.B, start Start) {
+// acquires. The two contenders take turns. It returns the vacancies.
+func MeasureHandover(b *testing.B, start Start) []time.Duration {
 	name := testserver.UniqueName("handover")
 	cs := []Contender{start(b, name, "c0")}
 	cs[0].WaitLead(b)
@@ -268,6 +269,7 @@ func MeasureHandover(b *testing.B, start Start) {
 	}
 	b.StopTimer()
 	Report(b, ds, "", Timing().LeaseDuration)
+	return ds
 }
 
 // MeasureFailover measures crash failover: from the leader's crash (at a
@@ -276,8 +278,9 @@ func MeasureHandover(b *testing.B, start Start) {
 // by polling: the expected vacancy is the rest of the lease plus up to one
 // retry interval. p50/p99-after-last-ack measure from the last renew the
 // dead leader saw acknowledged instead, which removes the crash phase. A
-// fresh standby replaces the dead leader every round.
-func MeasureFailover(b *testing.B, start Start) {
+// fresh standby replaces the dead leader every round. It returns the
+// vacancies counted from the crash.
+func MeasureFailover(b *testing.B, start Start) []time.Duration {
 	name := testserver.UniqueName("failover")
 	leader := start(b, name, "c0")
 	leader.WaitLead(b)
@@ -302,6 +305,43 @@ func MeasureFailover(b *testing.B, start Start) {
 	b.StopTimer()
 	Report(b, ds, "", Timing().LeaseDuration)
 	Report(b, sinceAck, "-after-last-ack", Timing().LeaseDuration)
+	return ds
+}
+
+var (
+	rememberedMu sync.Mutex
+	remembered   = map[string][]time.Duration{}
+)
+
+// Remember keeps ds under key for ReportRatio later in the same test
+// binary run. A benchmark runs more than once (b.N = 1 first); the last
+// run, the one reported, wins.
+func Remember(key string, ds []time.Duration) {
+	rememberedMu.Lock()
+	defer rememberedMu.Unlock()
+	remembered[key] = slices.Clone(ds)
+}
+
+// ReportRatio reports the p50 and p99 of the vacancies remembered under key
+// divided by those of peer, as p50-<key>-over-peer and p99-<key>-over-peer
+// (below 1: the remembered contender is faster), so that a peer benchmark
+// that runs after ours prints the ratios the issue asks for. Without them
+// (the benchmark filtered out) it logs why and reports nothing.
+func ReportRatio(b *testing.B, key string, peer []time.Duration) {
+	b.Helper()
+	rememberedMu.Lock()
+	ours, ok := remembered[key]
+	rememberedMu.Unlock()
+	if !ok || len(ours) == 0 || len(peer) == 0 {
+		b.Logf("no %s figures in this run: run that benchmark before this one for the ratios", key)
+		return
+	}
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		b.ReportMetric(float64(Percentile(ours, p.q))/float64(Percentile(peer, p.q)), p.name+"-"+key+"-over-peer")
+	}
 }
 
 // RandomPhase is a random wait shorter than d, so that an event lands at a
