@@ -273,9 +273,9 @@ func MeasureHandover(b *testing.B, start Start) []time.Duration {
 }
 
 // MeasureFailover measures crash failover: from the leader's crash (at a
-// random phase of its renew cadence) to the standby's work starting. No
-// benchmarked store notifies an expiry, so the standby finds the lease free
-// by polling: the expected vacancy is the rest of the lease plus up to one
+// random phase of its renew cadence) to the standby's work starting. The
+// PostgreSQL and Redis stores notify no expiry, so there the standby finds
+// the lease free by polling: the expected vacancy is the rest of the lease plus up to one
 // retry interval. p50/p99-after-last-ack measure from the last renew the
 // dead leader saw acknowledged instead, which removes the crash phase. A
 // fresh standby replaces the dead leader every round. It returns the
