@@ -68,8 +68,11 @@ type implKey struct {
 	name  string
 }
 
-// testDouble names types that stand in for the real implementation.
-var testDouble = regexp.MustCompile(`(?i)(mock|fake|stub|noop|nop|dummy|spy|test|memory|inmem)`)
+// testDouble names types that stand in for the real implementation in
+// tests. An in-memory variant is not one: it is a real alternative (a
+// single-process mode), and when it has no shared effect the call stays
+// unknown.
+var testDouble = regexp.MustCompile(`(?i)(mock|fake|stub|noop|nop|dummy|spy|test)`)
 
 // implementationEffects returns the effects of an interface call when every
 // implementation found reaches shared state, nil otherwise.
