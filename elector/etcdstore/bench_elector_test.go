@@ -2,7 +2,6 @@ package etcdstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
@@ -21,41 +21,10 @@ import (
 
 func benchTiming() elector.Timing { return faultTiming() }
 
-// crashable is the store as one candidate process sees it: after crash,
-// every call fails at once, as if the process and its connections were gone;
-// etcd keeps the lease until it expires.
-type crashable struct {
-	*Store
-	dead atomic.Bool
-}
-
-var errCrashed = errors.New("crashed")
-
-func (c *crashable) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
-	if c.dead.Load() {
-		return elector.Term{}, errCrashed
-	}
-	return c.Store.Acquire(ctx, name, holder, ttl)
-}
-
-func (c *crashable) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
-	if c.dead.Load() {
-		return errCrashed
-	}
-	return c.Store.Renew(ctx, t, ttl)
-}
-
-func (c *crashable) Release(ctx context.Context, t elector.Term) error {
-	if c.dead.Load() {
-		return errCrashed
-	}
-	return c.Store.Release(ctx, t)
-}
-
 // benchCandidate is a running candidate whose work reports its start.
 type benchCandidate struct {
 	c       *elector.Candidate
-	store   *crashable
+	store   *electorbench.Crashable
 	started chan time.Time
 	stop    context.CancelFunc
 	done    chan struct{}
@@ -64,7 +33,7 @@ type benchCandidate struct {
 
 func startBenchCandidate(b *testing.B, s *Store, name, id string) *benchCandidate {
 	b.Helper()
-	bc := &benchCandidate{store: &crashable{Store: s}, started: make(chan time.Time, 16), done: make(chan struct{})}
+	bc := &benchCandidate{store: electorbench.NewCrashable(s), started: make(chan time.Time, 16), done: make(chan struct{})}
 	c, err := elector.New(bc.store, name, elector.WithIdentity(id), elector.WithTiming(benchTiming()),
 		elector.WithEvents(func(ev elector.Event) {
 			if ev.Kind == elector.Acquired || ev.Kind == elector.Renewed {
@@ -138,7 +107,7 @@ func BenchmarkElectorFailover(b *testing.B) {
 		time.Sleep(settle)
 		time.Sleep(time.Duration(rand.Int64N(int64(benchTiming().RenewInterval))))
 		start := time.Now()
-		leader.store.dead.Store(true) // no renew, no release from here on
+		leader.store.Crash() // no renew, no release from here on
 		leader.stop()
 		at := next.waitLead(b)
 		ds = append(ds, at.Sub(start))

@@ -2,11 +2,9 @@ package kubestore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection"
@@ -54,7 +53,7 @@ func BenchmarkVsClientGo(b *testing.B) {
 			name := scenario + "/" + impl
 			b.Run(name, func(b *testing.B) {
 				ds := runVacancies(b, k, scenario, impl)
-				p50, p99 := percentile(ds, 0.50), percentile(ds, 0.99)
+				p50, p99 := ms(electorbench.Percentile(ds, 0.50)), ms(electorbench.Percentile(ds, 0.99))
 				b.ReportMetric(p50, "p50-ms")
 				b.ReportMetric(p99, "p99-ms")
 				mu.Lock()
@@ -77,17 +76,6 @@ func BenchmarkVsClientGo(b *testing.B) {
 			}
 		}
 	}
-}
-
-// percentile of ds in milliseconds (nearest rank).
-func percentile(ds []time.Duration, p float64) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := max(0, min(int(float64(len(s))*p+0.999999)-1, len(s)-1))
-	return float64(s[i]) / float64(time.Millisecond)
 }
 
 // benchCand is one candidate of either kind: step down makes it resign
@@ -162,40 +150,9 @@ func renewOf(impl string) time.Duration {
 	return retryOf(impl) // client-go renews every RetryPeriod
 }
 
-// errCrashed is what a crashed candidate's calls return.
-var errCrashed = errors.New("crashed")
-
-// crashable is the store as one candidate process sees it: after a crash
-// every call fails at once; the Lease stays as it was.
-type crashable struct {
-	*Store
-	dead atomic.Bool
-}
-
-func (c *crashable) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
-	if c.dead.Load() {
-		return elector.Term{}, errCrashed
-	}
-	return c.Store.Acquire(ctx, name, holder, ttl)
-}
-
-func (c *crashable) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
-	if c.dead.Load() {
-		return errCrashed
-	}
-	return c.Store.Renew(ctx, t, ttl)
-}
-
-func (c *crashable) Release(ctx context.Context, t elector.Term) error {
-	if c.dead.Load() {
-		return errCrashed
-	}
-	return c.Store.Release(ctx, t)
-}
-
 func startElector(b *testing.B, k *testserver.KubeAPIServer, name, id string) *benchCand {
 	b.Helper()
-	s := &crashable{Store: newStore(b, k)}
+	s := electorbench.NewCrashable(newStore(b, k))
 	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(faultTiming()))
 	if err != nil {
 		b.Fatal(err)
@@ -207,7 +164,7 @@ func startElector(b *testing.B, k *testserver.KubeAPIServer, name, id string) *b
 		cancel()
 	}
 	bc.crash = func() {
-		s.dead.Store(true)
+		s.Crash()
 		cancel()
 	}
 	go func() {
@@ -241,21 +198,21 @@ type crashLock struct {
 
 func (l *crashLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
 	if l.dead.Load() {
-		return nil, nil, errCrashed
+		return nil, nil, electorbench.ErrCrashed
 	}
 	return l.Interface.Get(ctx)
 }
 
 func (l *crashLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
 	if l.dead.Load() {
-		return errCrashed
+		return electorbench.ErrCrashed
 	}
 	return l.Interface.Create(ctx, r)
 }
 
 func (l *crashLock) Update(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
 	if l.dead.Load() {
-		return errCrashed
+		return electorbench.ErrCrashed
 	}
 	return l.Interface.Update(ctx, r)
 }
@@ -297,3 +254,6 @@ func startClientGo(b *testing.B, k *testserver.KubeAPIServer, name, id string, d
 	b.Cleanup(func() { cancel(); <-bc.done })
 	return bc
 }
+
+// ms is a duration in milliseconds, for the ratio lines.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

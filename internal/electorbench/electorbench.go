@@ -96,6 +96,9 @@ type Crashable struct {
 	dead atomic.Bool
 }
 
+// NewCrashable wraps s for one candidate process.
+func NewCrashable(s Store) *Crashable { return &Crashable{s: s} }
+
 // Crash makes every later call fail with ErrCrashed.
 func (c *Crashable) Crash() { c.dead.Store(true) }
 
@@ -149,7 +152,7 @@ type Candidate struct {
 // with Timing; it is stopped when the benchmark ends.
 func StartCandidate(b *testing.B, s Store, name, id string) *Candidate {
 	b.Helper()
-	c := &Candidate{store: &Crashable{s: s}, started: make(chan time.Time, 16), done: make(chan struct{})}
+	c := &Candidate{store: NewCrashable(s), started: make(chan time.Time, 16), done: make(chan struct{})}
 	ec, err := elector.New(c.store, name, elector.WithIdentity(id), elector.WithTiming(Timing()),
 		elector.WithEvents(func(ev elector.Event) {
 			if ev.Kind == elector.Acquired || ev.Kind == elector.Renewed {
