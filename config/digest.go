@@ -10,16 +10,16 @@ import (
 	"strings"
 )
 
-// Digest hashes every .gatesift.yaml that can affect packages below dir: the
-// files from dir up to the module root and every file inside that module.
-// go vet keys its result cache on the tool's -V=full output and flags; the
-// binary puts this digest in both, so editing a config is never hidden by a
-// cached result.
-func Digest(dir string) string {
+// Files lists every .gatesift.yaml that can affect packages below dir: the
+// files from dir up to the module root, every file inside that module (but
+// in directories that hold no analyzed package: hidden ones, vendor,
+// testdata, node_modules), and the -config override. Only files that exist
+// are listed, sorted, each once.
+func Files(dir string) []string {
 	root := moduleRoot(dir)
-	var files []string
+	var candidates []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		files = append(files, filepath.Join(d, FileName))
+		candidates = append(candidates, filepath.Join(d, FileName))
 		if d == root || filepath.Dir(d) == d {
 			break
 		}
@@ -37,22 +37,38 @@ func Digest(dir string) string {
 				return nil
 			}
 			if e.Name() == FileName {
-				files = append(files, p)
+				candidates = append(candidates, p)
 			}
 			return nil
 		})
 	}
 	if Overrides.File != "" {
-		files = append(files, Overrides.File)
+		candidates = append(candidates, Overrides.File)
 	}
-	sort.Strings(files)
-	h := sha256.New()
-	seen := map[string]bool{}
-	for _, f := range files {
-		if seen[f] {
+	sort.Strings(candidates)
+	var files []string
+	for i, f := range candidates {
+		if i > 0 && f == candidates[i-1] {
 			continue
 		}
-		seen[f] = true
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Digest hashes the files Files lists, names and contents. go vet keys its
+// result cache on the tool's -V=full output and flags; the binary puts this
+// digest in both, so editing a config is never hidden by a cached result.
+func Digest(dir string) string {
+	return DigestFiles(Files(dir))
+}
+
+// DigestFiles hashes the given files, for a caller that already listed them.
+func DigestFiles(files []string) string {
+	h := sha256.New()
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue

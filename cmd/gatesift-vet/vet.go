@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,59 +42,30 @@ func printFullVersion(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fatalf(stderr, "%v", err)
 	}
-	if err := checkModuleConfigs(cwd); err != nil {
+	files := config.Files(cwd)
+	if err := checkConfigs(files); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitTool
 	}
-	fmt.Fprintf(h, "\x00config %s", config.Digest(cwd))
+	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(files))
 	fmt.Fprintf(stdout, "%s version devel buildID=%x\n", progname, h.Sum(nil))
 	return exitOK
 }
 
-// checkModuleConfigs parses every .gatesift.yaml of the module enclosing
-// dir, the set config.Digest hashes, and returns the first error.
-func checkModuleConfigs(dir string) error {
-	root := ""
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			root = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if root == "" {
-		return nil
-	}
-	var first error
-	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || first != nil {
-			return nil
-		}
-		if e.IsDir() {
-			// The same directories config.Digest skips: they hold no
-			// package go vet analyzes.
-			name := e.Name()
-			if p != root && (strings.HasPrefix(name, ".") || name == "vendor" || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if e.Name() != config.FileName {
-			return nil
-		}
-		data, err := os.ReadFile(p)
+// checkConfigs parses the configuration files the digest covers, so a
+// malformed one is reported once, here, before go vet starts a process per
+// package; it returns the first error.
+func checkConfigs(files []string) error {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
 		if err != nil {
-			first = err
-			return nil
+			return err
 		}
-		if _, err := config.Parse(p, data); err != nil {
-			first = err
+		if _, err := config.Parse(f, data); err != nil {
+			return err
 		}
-		return nil
-	})
-	return first
+	}
+	return nil
 }
 
 // runVet speaks the unitchecker protocol for go vet -vettool. Our own flags
