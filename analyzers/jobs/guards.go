@@ -327,7 +327,7 @@ func (f *finder) exportWrapper(j *Job) {
 			return true
 		}
 		if i, ok := params[f.pass.TypesInfo.Uses[id]]; ok {
-			f.pass.ExportObjectFact(fn, &SchedulesParam{Param: i, Period: period, Kind: j.SiteName})
+			f.exportHelper(fn, &SchedulesParam{Param: i, Period: period, Kind: j.SiteName})
 			return false
 		}
 		return true

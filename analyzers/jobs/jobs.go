@@ -92,7 +92,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "find scheduled and background work, its effects and its guards",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, effects.Analyzer, directive.Analyzer},
-	FactTypes:  []analysis.Fact{(*SchedulesParam)(nil)},
+	FactTypes:  []analysis.Fact{(*SchedulesParam)(nil), (*HasHelpers)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -168,14 +168,31 @@ func run(pass *analysis.Pass) (res any, err error) {
 }
 
 // importsScheduleFacts: a package that imports no scheduler may still call
-// a project helper that schedules (a fact from a dependency).
+// a project helper that schedules. Calling it means importing its package,
+// so the direct imports' package facts answer without a look at every
+// object fact of the program.
 func importsScheduleFacts(pass *analysis.Pass) bool {
-	for _, fact := range pass.AllObjectFacts() {
-		if _, ok := fact.Fact.(*SchedulesParam); ok {
+	for _, imp := range pass.Pkg.Imports() {
+		if pass.ImportPackageFact(imp, new(HasHelpers)) {
 			return true
 		}
 	}
 	return false
+}
+
+// HasHelpers is a package fact: some function of the package schedules one
+// of its parameters (a SchedulesParam fact).
+type HasHelpers struct{}
+
+// AFact marks HasHelpers as a fact.
+func (*HasHelpers) AFact() {}
+
+func (*HasHelpers) String() string { return "has scheduling helpers" }
+
+// exportHelper records a scheduling helper and its package.
+func (f *finder) exportHelper(fn *types.Func, sp *SchedulesParam) {
+	f.pass.ExportObjectFact(fn, sp)
+	f.pass.ExportPackageFact(&HasHelpers{})
 }
 
 func settingsFor(pass *analysis.Pass) (*config.Settings, error) {

@@ -39,7 +39,7 @@ func (f *finder) registrationWrappers() {
 				continue
 			}
 			if i, ok := f.storesParam(fn, fd, fields); ok {
-				f.pass.ExportObjectFact(fn, &SchedulesParam{Param: i, Period: -1, Kind: "registration"})
+				f.exportHelper(fn, &SchedulesParam{Param: i, Period: -1, Kind: "registration"})
 				changed = true
 			}
 		}
