@@ -37,6 +37,7 @@ const (
 	Renew    Kind = "renew"    // extends the receiver handle or Key
 	SQL      Kind = "sql"      // a SQL statement; see Op.Stmt
 	Lease    Kind = "lease-acquire"
+	Break    Kind = "lease-break" // breaks the receiver's lease whoever holds it (no lease ID checked)
 	Other    Kind = ""
 )
 
@@ -178,6 +179,8 @@ func Classify(info *types.Info, kb *signals.Knowledge, call *ast.CallExpr) *Op {
 				op.NoTTL = d == -1
 			}
 		}
+	case "lease-break":
+		op.Kind = Break
 	case "lease-input":
 		op.Kind = Lease
 		if in := arg("input"); in != nil {

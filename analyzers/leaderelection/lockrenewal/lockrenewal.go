@@ -25,6 +25,10 @@ type checker struct {
 	renewers map[*types.Func]bool // package functions that renew some lock
 	scripts  map[types.Object]string
 	anyRenew bool
+	// bounded: contexts of the function being checked that carry a
+	// constant deadline shorter than the lock's TTL (context.WithTimeout):
+	// calls made with them end before the lock can expire.
+	bounded map[types.Object]bool
 }
 
 func run(p *rule.Pass) error {
@@ -168,6 +172,9 @@ type held struct {
 	ttl    string // for messages
 	ttlDur time.Duration
 	fix    string
+	// lease: an Azure Blob lease held by the lease client h.handle; kind
+	// is "blob" or "container".
+	lease string
 }
 
 func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
@@ -180,6 +187,14 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	renewed := false
 	for _, o := range f.Ops {
 		if !c.renewsOp(o) || o == op {
+			continue
+		}
+		if h.lease != "" {
+			// a lease is renewed by a loop or a goroutine; one RenewLease
+			// before the work only restarts the same fixed duration
+			if o.Kind == lockfacts.Renew && repeated(f.Decl.Body, o.Call) {
+				renewed = true
+			}
 			continue
 		}
 		if o.Kind == lockfacts.Renew || o.Kind == lockfacts.Script || h.key == "" || o.KeyID() == h.key {
@@ -208,6 +223,7 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	if rel := c.releasePos(f, h, op); rel.IsValid() && rel < end {
 		end = rel
 	}
+	c.bounded = c.deadlines(f.Decl.Body, h)
 	var work ast.Node
 	var what string
 	escapes := false
@@ -221,7 +237,12 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			}
 			switch x := n.(type) {
 			case *ast.FuncLit:
-				if mentions(x, h) {
+				if h.lease != "" {
+					// a closure that only releases the lease renews nothing
+					if c.closureRenews(x, h) {
+						escapes = true
+					}
+				} else if mentions(x, h) {
 					escapes = true // a closure that sees the lock may renew it
 				}
 				return false
@@ -245,6 +266,15 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 		})
 	}
 	if escapes {
+		return
+	}
+	if work != nil && h.lease != "" {
+		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
+			"%s takes the %s lease %s for a fixed %s and holds it around work of unbounded duration (%s, line %d) without renewing it: "+
+				"when the work outlasts %s the lease expires mid-work, another replica acquires it and runs the same work at the same time; %s, "+
+				"or run the work under the elector (elector/azblobstore), which renews the lease and cancels the work on loss",
+			op.What(), h.lease, h.handle, lockfacts.FmtDuration(h.ttlDur), what, lockfacts.Line(c.p.Fset, work.Pos()),
+			lockfacts.FmtDuration(h.ttlDur), h.fix)
 		return
 	}
 	if work != nil {
@@ -309,6 +339,21 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		}
 		h.fix = "call lock.Refresh(ctx, ttl, nil) periodically (a goroutine with a ticker at a third of the TTL)"
 		return h
+	case op.Kind == lockfacts.Lease && op.API.Kind == "lease-acquire" && op.Recv != nil:
+		// Azure Blob lease: the lease client is the handle. Only a constant
+		// fixed duration is judged (-1 is LE3001's; out of 15..60 s the
+		// service rejects the call).
+		if !op.TTLKnown || op.TTL < 15*time.Second || op.TTL > 60*time.Second {
+			return nil
+		}
+		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), ttlDur: op.TTL, lease: "blob"}
+		if op.API.Recv == "ContainerClient" {
+			h.lease = "container"
+		}
+		h.ttl = "duration of " + lockfacts.FmtDuration(op.TTL)
+		h.fix = "call " + h.handle + ".RenewLease(ctx, nil) from a goroutine every " + lockfacts.FmtDuration((op.TTL / 3).Truncate(time.Second)) +
+			" (a third of the lease) and cancel the work when a renewal fails, release with " + h.handle + ".ReleaseLease on exit"
+		return h
 	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && c.pkg.Lockish(f, op):
 		h := &held{op: op, key: op.KeyID(), ttl: ttlText(op)}
 		if op.TTLKnown {
@@ -365,10 +410,17 @@ func redsyncExpiry(info *types.Info, p *rule.Pass, m *lockfacts.Op) (string, tim
 
 // releasePos is the first non-deferred release of the lock after op.
 func (c *checker) releasePos(f *lockfacts.Func, h *held, op *lockfacts.Op) token.Pos {
+	// deferred calls, and the calls inside a deferred closure, run at
+	// the end of the function
 	deferred := map[*ast.CallExpr]bool{}
 	ast.Inspect(f.Decl.Body, func(n ast.Node) bool {
 		if d, ok := n.(*ast.DeferStmt); ok {
-			deferred[d.Call] = true
+			ast.Inspect(d.Call, func(m ast.Node) bool {
+				if call, ok := m.(*ast.CallExpr); ok {
+					deferred[call] = true
+				}
+				return true
+			})
 		}
 		return true
 	})
@@ -377,7 +429,7 @@ func (c *checker) releasePos(f *lockfacts.Func, h *held, op *lockfacts.Op) token
 			continue
 		}
 		switch o.Kind {
-		case lockfacts.Unlock:
+		case lockfacts.Unlock, lockfacts.Break:
 			if h.handle != "" && lockfacts.ExprText(o.Recv) == h.handle {
 				return o.Call.Pos()
 			}
@@ -484,9 +536,15 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 			return "a loop while " + lockfacts.ExprText(x.Cond) + " calling " + callName(call), true
 		}
 	case *ast.CallExpr:
+		if c.usesBounded(x) {
+			return "", false // ends with its context's deadline, before the TTL
+		}
 		callee := typeutil.Callee(c.info, x)
 		switch obj := callee.(type) {
 		case *types.Var:
+			if namedOf(obj.Type()) == "context.CancelFunc" {
+				return "", false
+			}
 			if _, ok := obj.Type().Underlying().(*types.Signature); ok {
 				return "the callback " + lockfacts.ExprText(x.Fun), true
 			}
@@ -578,9 +636,14 @@ func (c *checker) blockingCall(body *ast.BlockStmt) *ast.CallExpr {
 		if !ok {
 			return true
 		}
+		if c.usesBounded(call) {
+			return true
+		}
 		switch obj := typeutil.Callee(c.info, call).(type) {
 		case *types.Var:
-			found = call
+			if namedOf(obj.Type()) != "context.CancelFunc" {
+				found = call
+			}
 		case *types.Func:
 			if obj.Pkg() == nil {
 				return true
@@ -709,3 +772,87 @@ func isStd(path, self string) bool {
 }
 
 var _ = fmt.Sprintf
+
+// repeated reports whether call runs more than once or beside the work: it
+// lies in a function literal (a goroutine, a ticker callback) or a loop of
+// body.
+func repeated(body *ast.BlockStmt, call *ast.CallExpr) bool {
+	for _, n := range lockfacts.PathTo(body, call) {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			return true
+		}
+	}
+	return false
+}
+
+// closureRenews reports whether a function literal may renew the lease: it
+// renews some lock, calls a package function that does, or hands the lease
+// client to code outside the standard library. A deferred closure that only
+// releases the lease does not.
+func (c *checker) closureRenews(lit *ast.FuncLit, h *held) bool {
+	found := false
+	ast.Inspect(lit, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		if op := lockfacts.Classify(c.info, c.p.KB, call); op != nil && c.renewsOp(op) {
+			found = true
+		} else if c.callRenews(call, h) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// deadlines returns the contexts of body derived with context.WithTimeout
+// and a constant timeout shorter than the lock's TTL.
+func (c *checker) deadlines(body *ast.BlockStmt, h *held) map[types.Object]bool {
+	if h.ttlDur <= 0 {
+		return nil
+	}
+	var out map[types.Object]bool
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+			return true
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || len(call.Args) != 2 {
+			return true
+		}
+		fn := lockfacts.Callee(c.info, call)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || fn.Name() != "WithTimeout" {
+			return true
+		}
+		d, ok := lockfacts.IntConst(c.info, call.Args[1])
+		if !ok || d <= 0 || time.Duration(d) >= h.ttlDur {
+			return true
+		}
+		if id, ok := as.Lhs[0].(*ast.Ident); ok {
+			if obj := c.info.ObjectOf(id); obj != nil {
+				if out == nil {
+					out = map[types.Object]bool{}
+				}
+				out[obj] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// usesBounded reports whether call passes a context of c.bounded.
+func (c *checker) usesBounded(call *ast.CallExpr) bool {
+	if len(c.bounded) == 0 {
+		return false
+	}
+	for _, a := range call.Args {
+		if id, ok := ast.Unparen(a).(*ast.Ident); ok && c.bounded[c.info.ObjectOf(id)] {
+			return true
+		}
+	}
+	return false
+}
