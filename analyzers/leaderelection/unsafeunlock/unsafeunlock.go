@@ -23,6 +23,7 @@ func run(p *rule.Pass) error {
 		for _, f := range pkg.Funcs {
 			redisDeletes(p, pkg, f)
 			sqlReleases(p, f)
+			leaseBreaks(p, pkg, f)
 		}
 	}
 	// methods of this package that take a distributed lock (their body
@@ -287,4 +288,159 @@ func isStd(path, self string) bool {
 	first, _, _ := strings.Cut(path, "/")
 	mine, _, _ := strings.Cut(self, "/")
 	return !strings.Contains(first, ".") && first != mine
+}
+
+// leaseBreaks reports an Azure Blob lease released with BreakLease by the
+// code that acquired it: in the same function after the acquire (not in
+// the acquire's failure branch, where a break takes over a stale lease), or
+// in an unlock-like method of a type whose other method acquires the same
+// lease client. A break sends no lease ID, so it ends whoever's lease is
+// current. A break in code that never acquires (an operator's recovery
+// tool) is deliberate and not reported.
+func leaseBreaks(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
+	for _, op := range f.Ops {
+		if op.Kind != lockfacts.Break || op.Recv == nil {
+			continue
+		}
+		handle := lockfacts.ExprText(op.Recv)
+		var acq *lockfacts.Op
+		where := "this function"
+		for _, o := range f.Ops {
+			if o.Kind == lockfacts.Lease && o.API.Kind == "lease-acquire" && o.Recv != nil &&
+				lockfacts.ExprText(o.Recv) == handle && o.Call.Pos() < op.Call.Pos() {
+				acq = o
+				break
+			}
+		}
+		if acq != nil && inFailureBranch(p.TypesInfo, f.Decl.Body, acq, op) {
+			continue
+		}
+		if acq == nil {
+			if !unlockLike(f.Decl.Name.Name) {
+				continue
+			}
+			acq, where = pairedAcquire(pkg, f, op)
+			if acq == nil {
+				continue
+			}
+		}
+		kind := "blob"
+		if op.API.Recv == "ContainerClient" {
+			kind = "container"
+		}
+		p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(acq.Call, "the lease is acquired here")},
+			"BreakLease releases the %s lease %s that %s acquired (line %d) by breaking it: a break sends no lease ID, "+
+				"so if this replica's lease expired while the work ran and another replica acquired it, this call ends that "+
+				"replica's lease and a third replica can start the same work; release with %s.ReleaseLease(ctx, nil), which "+
+				"succeeds only while the lease is still this client's, or run the work under the elector (elector/azblobstore)",
+			kind, handle, where, lockfacts.Line(p.Fset, acq.Call.Pos()), handle)
+	}
+}
+
+// unlockLike: a method name that says it gives a lock up.
+func unlockLike(name string) bool {
+	for _, pre := range []string{"Unlock", "unlock", "Release", "release", "Resign", "resign", "StepDown", "stepDown", "Abdicate", "abdicate"} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// pairedAcquire finds, in another method of f's receiver type, an acquire
+// of the lease client op breaks (the same field of the receiver).
+func pairedAcquire(pkg *lockfacts.Package, f *lockfacts.Func, op *lockfacts.Op) (*lockfacts.Op, string) {
+	if f.Recv == "" {
+		return nil, ""
+	}
+	field, ok := recvField(f.Decl, op.Recv)
+	if !ok {
+		return nil, ""
+	}
+	for _, g := range pkg.Funcs {
+		if g == f || g.Recv != f.Recv {
+			continue
+		}
+		for _, o := range g.Ops {
+			if o.Kind != lockfacts.Lease || o.API.Kind != "lease-acquire" || o.Recv == nil {
+				continue
+			}
+			if gf, ok := recvField(g.Decl, o.Recv); ok && gf == field {
+				return o, "(*" + g.Recv + ")." + g.Decl.Name.Name
+			}
+		}
+	}
+	return nil, ""
+}
+
+// recvField returns the selector path of e below the method's receiver
+// (".lc" for m.lc), or false when e is not a field of the receiver.
+func recvField(fd *ast.FuncDecl, e ast.Expr) (string, bool) {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 || len(fd.Recv.List[0].Names) == 0 {
+		return "", false
+	}
+	name := fd.Recv.List[0].Names[0].Name
+	text := lockfacts.ExprText(e)
+	if rest, ok := strings.CutPrefix(text, name+"."); ok && name != "_" {
+		return rest, true
+	}
+	return "", false
+}
+
+// inFailureBranch reports whether brk lies in the branch taken when acq
+// failed: the body of an if testing acq's error != nil, or the else of one
+// testing == nil.
+func inFailureBranch(info *types.Info, body *ast.BlockStmt, acq, brk *lockfacts.Op) bool {
+	errVar := acquireErr(info, body, acq.Call)
+	if errVar == nil {
+		return false
+	}
+	for _, n := range lockfacts.PathTo(body, brk.Call) {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		be, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+		if !ok || (be.Op != token.NEQ && be.Op != token.EQL) {
+			continue
+		}
+		isErr := func(e ast.Expr) bool {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			return ok && info.ObjectOf(id) == errVar
+		}
+		isNil := func(e ast.Expr) bool {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			return ok && info.Uses[id] == types.Universe.Lookup("nil")
+		}
+		if !(isErr(be.X) && isNil(be.Y) || isErr(be.Y) && isNil(be.X)) {
+			continue
+		}
+		if be.Op == token.NEQ && lockfacts.Inside(brk.Call, ifs.Body) {
+			return true
+		}
+		if be.Op == token.EQL && ifs.Else != nil && lockfacts.Inside(brk.Call, ifs.Else) {
+			return true
+		}
+	}
+	return false
+}
+
+// acquireErr returns the error variable call's result is assigned to.
+func acquireErr(info *types.Info, body *ast.BlockStmt, call *ast.CallExpr) types.Object {
+	var out types.Object
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || out != nil || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != call {
+			return out == nil
+		}
+		for _, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+				if obj := info.ObjectOf(id); obj != nil && types.Identical(obj.Type(), types.Universe.Lookup("error").Type()) {
+					out = obj
+				}
+			}
+		}
+		return false
+	})
+	return out
 }

@@ -1,0 +1,132 @@
+// Package azure releases Azure Blob leases: with ReleaseLease (checks the
+// lease ID) or with BreakLease (breaks whoever holds the lease now).
+package azure
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+)
+
+// runNightly breaks its own lease when done: if its lease expired while
+// the job ran and another replica acquired it, the break ends that
+// replica's lease.
+func runNightly(ctx context.Context, lc *lease.BlobClient, db *sql.DB) error {
+	if _, err := lc.AcquireLease(ctx, 60, nil); err != nil {
+		return err
+	}
+	defer lc.BreakLease(context.Background(), nil) // want `BreakLease releases the blob lease lc that this function acquired \(line \d+\) by breaking it`
+	_, err := db.ExecContext(ctx, `INSERT INTO nightly_reports (day) VALUES (current_date)`)
+	return err
+}
+
+// migrate breaks the container lease at the end of its work path, with a
+// zero break period so the next replica need not wait.
+func migrate(ctx context.Context, cc *lease.ContainerClient, steps []func(context.Context) error) error {
+	_, err := cc.AcquireLease(ctx, 30, nil)
+	if err != nil {
+		return err
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	zero := int32(0)
+	_, err = cc.BreakLease(ctx, &lease.ContainerBreakOptions{BreakPeriod: &zero}) // want `BreakLease releases the container lease cc that this function acquired \(line \d+\) by breaking it`
+	return err
+}
+
+// BlobMutex is a lock type whose Unlock breaks the lease its Lock took.
+type BlobMutex struct {
+	lc  *lease.BlobClient
+	ttl int32
+}
+
+func (m *BlobMutex) Lock(ctx context.Context) error {
+	for {
+		if _, err := m.lc.AcquireLease(ctx, m.ttl, nil); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (m *BlobMutex) Unlock(ctx context.Context) error {
+	_, err := m.lc.BreakLease(ctx, nil) // want `BreakLease releases the blob lease m.lc that \(\*BlobMutex\).Lock acquired \(line \d+\) by breaking it`
+	return err
+}
+
+// --- negatives ---
+
+// released uses ReleaseLease: the service checks the lease ID.
+func released(ctx context.Context, lc *lease.BlobClient, db *sql.DB) error {
+	if _, err := lc.AcquireLease(ctx, 60, nil); err != nil {
+		return err
+	}
+	defer lc.ReleaseLease(context.Background(), nil)
+	_, err := db.ExecContext(ctx, `INSERT INTO nightly_reports (day) VALUES (current_date)`)
+	return err
+}
+
+// ForceUnlock is the operator's recovery command: it never acquired the
+// lease and breaks it on purpose.
+func ForceUnlock(ctx context.Context, lc *lease.BlobClient) error {
+	zero := int32(0)
+	_, err := lc.BreakLease(ctx, &lease.BlobBreakOptions{BreakPeriod: &zero})
+	return err
+}
+
+// takeOverStale breaks a lease left by a crashed holder before acquiring:
+// the break comes before the acquire.
+func takeOverStale(ctx context.Context, lc *lease.BlobClient, stale bool) error {
+	if stale {
+		zero := int32(0)
+		if _, err := lc.BreakLease(ctx, &lease.BlobBreakOptions{BreakPeriod: &zero}); err != nil {
+			return err
+		}
+	}
+	_, err := lc.AcquireLease(ctx, 30, nil)
+	return err
+}
+
+var errHeld = errors.New("lease held by another instance")
+
+// acquireOrBreak breaks the lease only when the acquire failed (someone
+// else's stale lease), inside the failure branch.
+func acquireOrBreak(ctx context.Context, lc *lease.BlobClient, staleAfter time.Duration, lastSeen time.Time) error {
+	if _, err := lc.AcquireLease(ctx, 30, nil); err != nil {
+		if time.Since(lastSeen) > staleAfter {
+			log.Printf("breaking stale lease: %v", err)
+			lc.BreakLease(ctx, nil)
+		}
+		return errHeld
+	}
+	return nil
+}
+
+// Admin breaks leases for operators; it has no Lock of its own.
+type Admin struct{ lc *lease.BlobClient }
+
+func (a *Admin) Release(ctx context.Context) error {
+	_, err := a.lc.BreakLease(ctx, nil)
+	return err
+}
+
+// otherBlob acquires one blob's lease and breaks another's.
+func otherBlob(ctx context.Context, mine, theirs *lease.BlobClient) error {
+	if _, err := mine.AcquireLease(ctx, 30, nil); err != nil {
+		return err
+	}
+	defer mine.ReleaseLease(ctx, nil)
+	_, err := theirs.BreakLease(ctx, nil)
+	return err
+}
