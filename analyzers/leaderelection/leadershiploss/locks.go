@@ -60,6 +60,9 @@ func (c *checker) checkBody(body *ast.BlockStmt, used map[types.Object]bool) {
 			if len(n.Rhs) == 1 {
 				if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
 					c.discarded(body, n, call, n.Lhs, used)
+					if allBlank(n.Lhs) {
+						c.renewal(call, nil, nil) // _, _ = lc.RenewLease(ctx, nil)
+					}
 				}
 			}
 		case *ast.IfStmt:
@@ -282,7 +285,10 @@ func (c *checker) renewalIf(body *ast.BlockStmt, prev map[ast.Stmt]ast.Stmt, ifs
 		}
 		return true
 	})
-	if !mentions || ifs.Else != nil || !c.onlyLogs(ifs.Body) {
+	if !mentions || ifs.Else != nil {
+		return
+	}
+	if acquire && !c.onlyLogs(ifs.Body) || !acquire && !c.onlyLogsContinue(ifs.Body) {
 		return
 	}
 	fn := c.callee(call)
@@ -304,11 +310,26 @@ func (c *checker) renewalIf(body *ast.BlockStmt, prev map[ast.Stmt]ast.Stmt, ifs
 // onlyLogs reports whether every statement of a block is a call of a
 // logging function that does not exit (no return, break, assignment, or
 // other call).
-func (c *checker) onlyLogs(b *ast.BlockStmt) bool {
-	if len(b.List) == 0 {
+func (c *checker) onlyLogs(b *ast.BlockStmt) bool { return c.onlyLogsList(b.List) }
+
+// onlyLogsContinue is onlyLogs allowing a final unlabelled continue: in a
+// renew loop it goes on to the next tick, and the work goes on as if
+// nothing failed. (In an acquire loop it skips the work: not the same.)
+func (c *checker) onlyLogsContinue(b *ast.BlockStmt) bool {
+	list := b.List
+	if n := len(list); n > 1 {
+		if br, ok := list[n-1].(*ast.BranchStmt); ok && br.Tok == token.CONTINUE && br.Label == nil {
+			list = list[:n-1]
+		}
+	}
+	return c.onlyLogsList(list)
+}
+
+func (c *checker) onlyLogsList(list []ast.Stmt) bool {
+	if len(list) == 0 {
 		return false
 	}
-	for _, s := range b.List {
+	for _, s := range list {
 		es, ok := s.(*ast.ExprStmt)
 		if !ok {
 			return false
@@ -568,4 +589,14 @@ func (c *checker) findRenewers() {
 			c.p.ExportObjectFact(fn, &Renews{Via: c.renewVia[fn]})
 		}
 	}
+}
+
+// allBlank reports whether every left-hand side is the blank identifier.
+func allBlank(lhs []ast.Expr) bool {
+	for _, l := range lhs {
+		if id, ok := l.(*ast.Ident); !ok || id.Name != "_" {
+			return false
+		}
+	}
+	return len(lhs) > 0
 }
