@@ -11,7 +11,7 @@
 //	go run ./internal/corpuseval [-cases a.yaml,b.yaml] [-only ID,ID] [-strict]
 //	    [-workdir eval-work] [-tool path/to/gatesift-vet] [-timeout 30m]
 //	    [-json FILE] [-markdown FILE] [-prepare-only]
-//	go run ./internal/corpuseval -perf [-perf-modules m@v,m@v] [-perf-pattern ./...]
+//	go run ./internal/corpuseval -perf [-perf-warm] [-perf-modules m@v,m@v] [-perf-pattern ./...]
 package main
 
 import (
@@ -42,6 +42,7 @@ func main() {
 	perf := flag.Bool("perf", false, "measure wall time, CPU and peak RSS of gatesift-vet, go vet -vettool and go vet on -perf-modules instead of evaluating cases")
 	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
 	perfPattern := flag.String("perf-pattern", "./...", "package pattern for -perf")
+	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
 	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -101,7 +102,7 @@ func main() {
 		rep.Tool = *tool
 	}
 	if *perf {
-		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), *perfPattern, *timeout, logf); err != nil {
+		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), *perfPattern, *perfWarm, *timeout, logf); err != nil {
 			fatalf("%v", err)
 		}
 		return

@@ -21,6 +21,11 @@ import (
 //	go vet ./...
 //
 // each with a fresh, empty GOCACHE so no run profits from an earlier one.
+//
+// With -perf-warm each command instead starts from its own copy of one
+// cache that `go list -export -deps -test` filled: every package is already
+// compiled for export data, so what remains is the analysis itself and the
+// ratio is the analyzers' cost, not the compiler's.
 
 // defaultPerfModules: client-go is the large case named by the issue (385
 // packages); miniflux (87 packages) is a medium service from the corpus.
@@ -40,12 +45,19 @@ type perfResult struct {
 
 // measure runs one command with a fresh GOCACHE and returns its rusage. A
 // non-zero exit is recorded, not fatal: vet tools exit non-zero on findings.
-func measure(ctx context.Context, timeout time.Duration, dir string, argv []string) (perfResult, error) {
+func measure(ctx context.Context, timeout time.Duration, dir, warm string, argv []string) (perfResult, error) {
 	cache, err := os.MkdirTemp("", "perf-gocache-")
 	if err != nil {
 		return perfResult{}, err
 	}
 	defer os.RemoveAll(cache)
+	if warm != "" {
+		// cp -a keeps the cache's file times, which the go command's trim
+		// logic reads; a copy per command keeps the runs independent.
+		if out, err := exec.CommandContext(ctx, "cp", "-a", warm+"/.", cache).CombinedOutput(); err != nil {
+			return perfResult{}, fmt.Errorf("copying the warm cache: %v: %s", err, out)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -74,12 +86,19 @@ func measure(ctx context.Context, timeout time.Duration, dir string, argv []stri
 
 // runPerf prepares each module, then measures the three commands on
 // `pattern` inside it, and prints the figures and the ratios to plain go vet.
-func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []string, pattern string, timeout time.Duration, logf func(string, ...any)) error {
+func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []string, pattern string, warm bool, timeout time.Duration, logf func(string, ...any)) error {
 	var all []perfResult
 	for _, mod := range modules {
 		dir, err := prepareModule(ctx, workdir, mod, timeout, logf)
 		if err != nil {
 			return err
+		}
+		warmCache := ""
+		if warm {
+			if warmCache, err = warmUp(ctx, dir, pattern, timeout, logf); err != nil {
+				return err
+			}
+			defer os.RemoveAll(warmCache)
 		}
 		cmds := []struct {
 			label string
@@ -91,7 +110,7 @@ func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []s
 		}
 		for _, c := range cmds {
 			logf("perf: %s in %s", c.label, mod)
-			r, err := measure(ctx, timeout, dir, c.argv)
+			r, err := measure(ctx, timeout, dir, warmCache, c.argv)
 			r.Module, r.Label = mod, c.label
 			if err != nil {
 				// A timeout is a result too (on a loaded machine a fresh-cache
@@ -111,6 +130,30 @@ func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []s
 	}
 	printPerf(w, all)
 	return nil
+}
+
+// warmUp fills a new GOCACHE with the export data of every package the
+// pattern and its tests need, and returns its directory.
+func warmUp(ctx context.Context, dir, pattern string, timeout time.Duration, logf func(string, ...any)) (string, error) {
+	cache, err := os.MkdirTemp("", "perf-warm-")
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "list", "-export", "-deps", "-test", "-f", "{{.ImportPath}}", pattern)
+	cmd.Dir = dir
+	cmd.Env = append(goEnv(), "GOCACHE="+cache)
+	cmd.Stdout = io.Discard
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		os.RemoveAll(cache)
+		return "", fmt.Errorf("warming the cache with go list -export: %v: %s", err, tail(stderr.String(), 600))
+	}
+	logf("perf: warm cache filled in %s", time.Since(start).Round(time.Millisecond))
+	return cache, nil
 }
 
 func printPerf(w io.Writer, rs []perfResult) {
