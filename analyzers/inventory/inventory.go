@@ -21,6 +21,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
@@ -63,15 +64,22 @@ type Effect struct {
 	Via        string `json:"via,omitempty"` // the function it is reached through
 }
 
-// Entry is one job.
+// Entry is one job, lock or leader election.
 type Entry struct {
+	Kind      Kind     `json:"kind"` // job, lock or election
 	Package   string   `json:"package"`
 	Site      Position `json:"site"`
-	Scheduler string   `json:"scheduler"`          // "time.NewTicker", "cron.AddFunc"
+	Scheduler string   `json:"scheduler"`          // the scheduler or API: "time.NewTicker", "redis.SetNX", "elector.Candidate.Run"
 	Schedule  string   `json:"schedule,omitempty"` // "every 1h0m0s"; empty when not constant
-	Function  string   `json:"function,omitempty"` // the function declaring the site
-	Work      string   `json:"work,omitempty"`     // "loop body", a function name
-	Effects   []Effect `json:"effects,omitempty"`
+	// Key is a lock's key or an election's lease name or prefix, when
+	// constant.
+	Key string `json:"key,omitempty"`
+	// Lease is a lock's expiry ("TTL 30s", "no expiry") or an election's
+	// lease timing ("lease 15s, renew deadline 10s, retry 2s").
+	Lease    string   `json:"lease,omitempty"`
+	Function string   `json:"function,omitempty"` // the function declaring the site
+	Work     string   `json:"work,omitempty"`     // "loop body", a function name
+	Effects  []Effect `json:"effects,omitempty"`
 	// Resources are the distinct shared resources the work writes, sorted.
 	Resources []string `json:"resources,omitempty"`
 
@@ -85,9 +93,23 @@ type Entry struct {
 	Consumes      bool      `json:"consumes,omitempty"`
 
 	Verdict Verdict `json:"verdict"`
-	Rule    string  `json:"rule,omitempty"` // LE1001 or LE1002 when Verdict is Finding
-	Reason  string  `json:"reason"`         // the verdict in words
+	// Rule is the rule reporting a Finding (the lowest ID when several do:
+	// LE1001, LE1002 for jobs; LE3001, LE3002, LE3004 for locks; LE4001,
+	// LE4002 for elections); Rules lists them all.
+	Rule   string   `json:"rule,omitempty"`
+	Rules  []string `json:"rules,omitempty"`
+	Reason string   `json:"reason"` // the verdict in words
 }
+
+// Kind says what an entry is.
+type Kind string
+
+// The kinds of entries.
+const (
+	KindJob      Kind = "job"
+	KindLock     Kind = "lock"
+	KindElection Kind = "election"
+)
 
 // Options adjust Build.
 type Options struct {
@@ -123,6 +145,7 @@ func Build(fset *token.FileSet, pkgPath string, res *jobs.Result, opts Options) 
 	out := make([]Entry, 0, len(res.Jobs))
 	for _, j := range res.Jobs {
 		e := Entry{
+			Kind:          KindJob,
 			Package:       pkgPath,
 			Site:          pos(j.Site),
 			Scheduler:     j.SiteName,
@@ -142,6 +165,9 @@ func Build(fset *token.FileSet, pkgPath string, res *jobs.Result, opts Options) 
 		}
 		e.Effects, e.Resources = convert(j.Effects)
 		e.Verdict, e.Rule, e.Reason = verdict(j, opts.Strict)
+		if e.Rule != "" {
+			e.Rules = []string{e.Rule}
+		}
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b Entry) int {
@@ -188,36 +214,71 @@ func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
 	}
 }
 
-// Markdown writes entries as a Markdown table, one row per job, findings
-// first so a reader sees what to fix before what is fine.
+// Markdown writes entries as a Markdown table, one row per job, lock or
+// election, findings first so a reader sees what to fix before what is fine.
 func Markdown(w io.Writer, entries []Entry) error {
 	rows := slices.Clone(entries)
-	rank := map[Verdict]int{Finding: 0, PerReplica: 1, Coordinated: 2}
-	slices.SortStableFunc(rows, func(a, b Entry) int { return cmp.Compare(rank[a.Verdict], rank[b.Verdict]) })
+	slices.SortStableFunc(rows, func(a, b Entry) int { return cmp.Compare(verdictRank[a.Verdict], verdictRank[b.Verdict]) })
 	var b strings.Builder
-	b.WriteString("| Site | Scheduler | Schedule | Writes | Guard / coordinator | Verdict |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| Site | Kind | Scheduler / API | Schedule / TTL | Writes | Guard / coordinator | Verdict |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, e := range rows {
-		writes := strings.Join(e.Resources, ", ")
-		if writes == "" && len(e.Effects) > 0 {
-			var kinds []string
-			for _, ef := range e.Effects {
-				if !slices.Contains(kinds, ef.Kind) {
-					kinds = append(kinds, ef.Kind)
-				}
-			}
-			writes = strings.Join(kinds, ", ")
-		}
-		guard := cmp.Or(e.Coordinator, e.PerReplica, e.Designation, e.Guard)
 		v := string(e.Verdict)
-		if e.Rule != "" {
+		if len(e.Rules) > 0 {
+			v += " " + strings.Join(e.Rules, ", ")
+		} else if e.Rule != "" {
 			v += " " + e.Rule
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s: %s |\n", e.Site, cell(e.Scheduler), cell(e.Schedule),
-			cell(writes), cell(guard), v, cell(e.Reason))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s: %s |\n", e.Site, cell(string(e.Kind)), cell(e.Scheduler), cell(e.When()),
+			cell(e.Writes()), cell(e.Coordination()), v, cell(e.Reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// verdictRank orders findings first, then per-replica work, then
+// coordinated work.
+var verdictRank = map[Verdict]int{Finding: 0, PerReplica: 1, Coordinated: 2}
+
+// When is the job's schedule, or the lock's TTL, or the election's lease
+// timing.
+func (e Entry) When() string { return cmp.Or(e.Schedule, e.Lease) }
+
+// Writes names the shared resources the work writes, or the kinds of its
+// effects when no resource is named.
+func (e Entry) Writes() string {
+	if len(e.Resources) > 0 {
+		return strings.Join(e.Resources, ", ")
+	}
+	var kinds []string
+	for _, ef := range e.Effects {
+		if !slices.Contains(kinds, ef.Kind) {
+			kinds = append(kinds, ef.Kind)
+		}
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// Coordination is what coordinates or guards a job, or the key of a lock,
+// or the lease name and work of an election.
+func (e Entry) Coordination() string {
+	switch e.Kind {
+	case KindLock:
+		if e.Key != "" {
+			return "key " + strconv.Quote(e.Key)
+		}
+		return ""
+	case KindElection:
+		var parts []string
+		if e.Key != "" {
+			parts = append(parts, "lease "+strconv.Quote(e.Key))
+		}
+		if e.Work != "" {
+			parts = append(parts, "runs "+e.Work)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return cmp.Or(e.Coordinator, e.PerReplica, e.Designation, e.Guard)
 }
 
 // cell keeps a value from breaking the table.

@@ -200,7 +200,7 @@ func TestEntryDetails(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	entries := []Entry{
-		{Site: Position{"a.go", 3, 2}, Scheduler: "time.Tick", Verdict: Coordinated, Coordinator: "elector.Run", Reason: "coordinated by elector.Run"},
+		{Kind: KindJob, Site: Position{"a.go", 3, 2}, Scheduler: "time.Tick", Verdict: Coordinated, Coordinator: "elector.Run", Reason: "coordinated by elector.Run"},
 		{Site: Position{"a.go", 9, 2}, Scheduler: "cron.AddFunc", Schedule: `cron "@daily"`, Resources: []string{"table a|b"},
 			Verdict: Finding, Rule: "LE1001", Reason: "runs on every replica, guarded by nothing"},
 	}
@@ -218,7 +218,60 @@ func TestMarkdown(t *testing.T) {
 	if !strings.Contains(lines[2], `table a\|b`) {
 		t.Errorf("a | in a cell must be escaped: %s", lines[2])
 	}
-	if strings.Count(lines[3], " | ") != 5 || !strings.Contains(lines[3], "| - |") {
+	if strings.Count(lines[3], " | ") != 6 || !strings.Contains(lines[3], "| - |") {
 		t.Errorf("row of the coordinated job: %s", lines[3])
+	}
+}
+
+func TestGroupByBinary(t *testing.T) {
+	entries := []Entry{
+		{Kind: KindJob, Package: "m/lib", Site: Position{"lib/a.go", 3, 1}, Verdict: Finding, Rule: "LE1001", Rules: []string{"LE1001"}},
+		{Kind: KindLock, Package: "m/cmd/api", Site: Position{"cmd/api/main.go", 9, 1}, Verdict: Coordinated},
+		{Kind: KindElection, Package: "m/orphan", Site: Position{"orphan/o.go", 1, 1}, Verdict: Coordinated},
+	}
+	programs := []Program{
+		{Name: "worker", Package: "m/cmd/worker", Reaches: map[string]bool{"m/cmd/worker": true, "m/lib": true}},
+		{Name: "api", Package: "m/cmd/api", Reaches: map[string]bool{"m/cmd/api": true, "m/lib": true}},
+	}
+	r := Group(entries, programs, "gatesift-vet", "v9.9.9")
+	if len(r.Binaries) != 2 || r.Binaries[0].Name != "api" || r.Binaries[1].Name != "worker" {
+		t.Fatalf("binaries %+v, want api then worker", r.Binaries)
+	}
+	if n := len(r.Binaries[0].Entries); n != 2 {
+		t.Errorf("api: %d entries, want its own lock and the library job", n)
+	}
+	if n := len(r.Binaries[1].Entries); n != 1 || r.Binaries[1].Entries[0].Package != "m/lib" {
+		t.Errorf("worker: entries %+v, want the library job only", r.Binaries[1].Entries)
+	}
+	if len(r.Library) != 1 || r.Library[0].Package != "m/orphan" {
+		t.Errorf("library %+v, want the orphan election", r.Library)
+	}
+	// The job reached by two binaries counts once.
+	if r.Summary != (Summary{Finding: 1, Coordinated: 2}) {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	var b strings.Builder
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"gatesift-vet v9.9.9: 1 finding(s), 0 per-replica, 2 coordinated.",
+		"## Binary `api` (`m/cmd/api`)", "## Binary `worker` (`m/cmd/worker`)", "## Library"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "`lib/a.go:3:1`") != 2 {
+		t.Errorf("the library job must be listed under both binaries:\n%s", md)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"schema":1`, `"version":"v9.9.9"`, `"summary":{"finding":1,"per-replica":0,"coordinated":2}`,
+		`"binaries":[{"name":"api","package":"m/cmd/api","entries":[`, `"library":[{"kind":"election"`} {
+		if !bytes.Contains(data, []byte(field)) {
+			t.Errorf("JSON lacks %s:\n%s", field, data)
+		}
 	}
 }

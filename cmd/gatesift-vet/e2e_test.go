@@ -355,7 +355,7 @@ func TestConfigDigestAndVetFlags(t *testing.T) {
 	}
 
 	v := vet(t, dir, "-V=full")
-	if !regexp.MustCompile(`^gatesift-vet version devel buildID=[0-9a-f]{64}\n$`).MatchString(v.stdout) {
+	if !regexp.MustCompile(`^gatesift-vet version ` + regexp.QuoteMeta(releaseVersion) + ` buildID=[0-9a-f]{64}\n$`).MatchString(v.stdout) {
 		t.Errorf("-V=full: %q", v.stdout)
 	}
 	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "profile: default\n")

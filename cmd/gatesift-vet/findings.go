@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/gatesift/gatesift-vet/analyzers/inventory"
-	"github.com/gatesift/gatesift-vet/analyzers/jobs"
 	"go/ast"
 	"go/token"
 	"io"
@@ -31,7 +30,8 @@ type results struct {
 	findings   []*finding // reported, sorted by position
 	suppressed []*finding // silenced by a //gatesift: directive, for SARIF
 	errors     []actionError
-	inventory  []inventory.Entry // the scheduled work of the root packages, for -report
+	inventory  []inventory.Entry   // the jobs, locks and elections of the root packages, for -report
+	programs   []inventory.Program // the binaries among the root packages, for -report
 }
 
 type actionError struct {
@@ -79,16 +79,11 @@ func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string) *result
 		return order[roots[i].Analyzer] < order[roots[j].Analyzer]
 	})
 
-	rootPkgs := map[*packages.Package]bool{}
-	for _, act := range graph.Roots {
-		rootPkgs[act.Package] = true
-	}
+	res.inventory = inventory.FromGraph(graph, cwd)
+	res.programs = programsOf(pkgs)
 	for act := range graph.All() {
 		if act.Err != nil {
 			res.errors = append(res.errors, actionError{act.Package.ID, act.Analyzer.Name, act.Err.Error()})
-		}
-		if act.Analyzer == jobs.Analyzer && rootPkgs[act.Package] && act.Err == nil {
-			res.inventory = append(res.inventory, inventoryOf(act, cwd)...)
 		}
 	}
 	sort.SliceStable(res.errors, func(i, j int) bool {

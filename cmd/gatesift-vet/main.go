@@ -84,13 +84,19 @@ func hasFullVersionFlag(args []string) bool {
 	return false
 }
 
-// version is the module version the binary was built from ("(devel)" for a
-// local build), for -V and the SARIF driver.
+// releaseVersion is the release this source tree is: the top released
+// entry of CHANGELOG.md (a test keeps the two equal). A binary built from a
+// checkout reports it, since its build info says only "(devel)".
+const releaseVersion = "v0.1.0"
+
+// version is the module version the binary was built from (go install
+// module@version records it), or releaseVersion for a build from a
+// checkout; for -V, -V=full, SARIF and the reports.
 func version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "devel"
+	return releaseVersion
 }
 
 // commonFlags are the flags both modes share; under go vet they reach the

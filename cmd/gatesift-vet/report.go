@@ -3,33 +3,47 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"path"
 	"path/filepath"
-	"sort"
+	"strings"
 
-	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
 
 	"github.com/gatesift/gatesift-vet/analyzers/inventory"
-	"github.com/gatesift/gatesift-vet/analyzers/jobs"
-	"github.com/gatesift/gatesift-vet/config"
 )
 
-// inventoryOf lists the scheduled work the jobs analysis found in one root
-// package, with the verdict its rules reach.
-func inventoryOf(act *checker.Action, cwd string) []inventory.Entry {
-	res, ok := act.Result.(*jobs.Result)
-	if !ok || res == nil || len(act.Package.GoFiles) == 0 {
-		return nil
+// reportFormats are the values of -report.
+var reportFormats = []string{"markdown", "json", "html"}
+
+// programsOf returns each main package among pkgs (test mains and test
+// variants left out) with every package it imports transitively. A binary
+// is named after its directory, or after the module path's last element
+// when it is the module root.
+func programsOf(pkgs []*packages.Package) []inventory.Program {
+	var out []inventory.Program
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		if p.Name != "main" || strings.Contains(p.ID, " [") || strings.HasSuffix(p.PkgPath, ".test") || seen[p.PkgPath] {
+			continue
+		}
+		seen[p.PkgPath] = true
+		prog := inventory.Program{Package: p.PkgPath, Reaches: map[string]bool{}, Name: path.Base(p.PkgPath)}
+		if len(p.GoFiles) > 0 {
+			dir := filepath.Dir(p.GoFiles[0])
+			prog.Name = filepath.Base(dir)
+			if p.Module != nil && p.Module.Dir == dir {
+				prog.Name = path.Base(p.Module.Path)
+			}
+		}
+		packages.Visit([]*packages.Package{p}, nil, func(q *packages.Package) { prog.Reaches[q.PkgPath] = true })
+		out = append(out, prog)
 	}
-	strict := false
-	if s, err := config.ForDir(filepath.Dir(act.Package.GoFiles[0])); err == nil {
-		strict = s.Strict()
-	}
-	return inventory.Build(act.Package.Fset, act.Package.PkgPath, res, inventory.Options{Strict: strict, BaseDir: cwd})
+	return out
 }
 
-// writeReport prints the inventory (-report=markdown|json). A package and its
-// test variant share files, so entries are deduplicated by position.
-func writeReport(w io.Writer, res *results, format string) error {
+// buildReport groups the run's inventory by binary. A package and its test
+// variant share files, so entries are deduplicated first.
+func buildReport(res *results) *inventory.Report {
 	seen := map[string]bool{}
 	var entries []inventory.Entry
 	for _, e := range res.inventory {
@@ -40,27 +54,17 @@ func writeReport(w io.Writer, res *results, format string) error {
 		seen[string(b)] = true
 		entries = append(entries, e)
 	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		return lessEntry(a, b)
-	})
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if entries == nil {
-			entries = []inventory.Entry{}
-		}
-		return enc.Encode(entries)
-	}
-	return inventory.Markdown(w, entries)
+	return inventory.Group(entries, res.programs, progname, version())
 }
 
-func lessEntry(a, b inventory.Entry) bool {
-	if a.Site.File != b.Site.File {
-		return a.Site.File < b.Site.File
+// writeReport prints the inventory (-report=markdown|json|html).
+func writeReport(w io.Writer, res *results, format string, links sourceLinks) error {
+	r := buildReport(res)
+	switch format {
+	case "json":
+		return writeIndentedJSON(w, r)
+	case "html":
+		return writeHTMLReport(w, r, links)
 	}
-	if a.Site.Line != b.Site.Line {
-		return a.Site.Line < b.Site.Line
-	}
-	return a.Site.Column < b.Site.Column
+	return r.Markdown(w)
 }

@@ -42,10 +42,11 @@ type (
 		Driver sarifDriver `json:"driver"`
 	}
 	sarifDriver struct {
-		Name           string      `json:"name"`
-		Version        string      `json:"version"`
-		InformationURI string      `json:"informationUri"`
-		Rules          []sarifRule `json:"rules"`
+		Name            string      `json:"name"`
+		Version         string      `json:"version"`
+		SemanticVersion string      `json:"semanticVersion,omitempty"` // SemVer 2.0, without the "v"
+		InformationURI  string      `json:"informationUri"`
+		Rules           []sarifRule `json:"rules"`
 	}
 	sarifRule struct {
 		ID                   string            `json:"id"`
@@ -129,9 +130,10 @@ func writeSARIF(w io.Writer, res *results) error {
 	}
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
-			Name:           progname,
-			Version:        version(),
-			InformationURI: informationURI,
+			Name:            progname,
+			Version:         version(),
+			SemanticVersion: strings.TrimPrefix(version(), "v"),
+			InformationURI:  informationURI,
 		}},
 		OriginalURIBaseIDs: map[string]sarifArtifact{
 			srcRoot: {URI: fileURI(res.root) + "/"},

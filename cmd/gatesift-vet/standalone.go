@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/gatesift/gatesift-vet/analyzers/jobs"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/gatesift/gatesift-vet/analyzers/jobs"
 	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -37,6 +38,7 @@ type options struct {
 	context        int
 	tags           string
 	report         string
+	sourceURL      string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -47,7 +49,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print the go vet JSON tree instead of text (same as -format=json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
 	fs.StringVar(&o.output, "o", "", "write the results to `file` instead of standard output")
-	fs.StringVar(&o.report, "report", "", "print an inventory of the scheduled work instead of findings: markdown or json")
+	fs.StringVar(&o.report, "report", "", "print an inventory of the jobs, locks and leader elections, grouped by binary, instead of findings: markdown, json or html")
+	fs.StringVar(&o.sourceURL, "report-source-url", defaultSourceURL, "with -report=html, link each site to this URL `template`: {file} (relative to the module root), {abs} (absolute path), {line}; e.g. https://github.com/org/repo/blob/main/{file}#L{line}")
 	fs.StringVar(&o.baseline, "baseline", "", "report only findings not recorded in this baseline `file`")
 	fs.StringVar(&o.writeBaseline, "write-baseline", "", "record every current finding in this baseline `file` and exit 0")
 	fs.BoolVar(&o.list, "list", false, "list the rules (with -json, as JSON) and exit")
@@ -110,10 +113,11 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	default:
 		return fatalf(stderr, "-format %q: want text, json or sarif", o.format)
 	}
-	switch o.report {
-	case "", "markdown", "json":
-	default:
-		return fatalf(stderr, "-report %q: want markdown or json", o.report)
+	if o.report != "" && !slices.Contains(reportFormats, o.report) {
+		return fatalf(stderr, "-report %q: want %s", o.report, strings.Join(reportFormats, ", "))
+	}
+	if err := checkSourceURL(o.sourceURL); err != nil {
+		return fatalf(stderr, "%v", err)
 	}
 	if o.baseline != "" && o.writeBaseline != "" {
 		return fatalf(stderr, "-baseline and -write-baseline are exclusive")
@@ -182,7 +186,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	var out bytes.Buffer
 	switch {
 	case o.report != "":
-		err = writeReport(&out, res, o.report)
+		err = writeReport(&out, res, o.report, sourceLinks{template: o.sourceURL, cwd: cwd, root: res.root})
 	case o.format == "text":
 		writeText(&out, res, o.context)
 	case o.format == "json":

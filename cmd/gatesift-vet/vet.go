@@ -15,11 +15,14 @@ import (
 	"github.com/gatesift/gatesift-vet/config"
 )
 
-// printFullVersion answers go vet's -V=full. cmd/go keys its vet result
-// cache on the content ID after "buildID=" (it takes the text after the
-// last "/"), so the ID mixes the executable's own hash with the digest of
-// every .gatesift.yaml of the module go vet runs in: editing a config then
-// invalidates cached results, which would otherwise hide the edit.
+// printFullVersion answers go vet's -V=full with "gatesift-vet version
+// v0.1.0 buildID=<hash>". cmd/go keys its vet result cache on that answer:
+// for a version without "devel" it takes the whole line as the tool's ID
+// (cmd/go/internal/work/buildid.go, toolID), so the hash stays in the key.
+// The hash mixes the executable's own bytes with the digest of every
+// .gatesift.yaml of the module go vet runs in: rebuilding the tool or
+// editing a config then invalidates cached results, which would otherwise
+// hide the change.
 //
 // go vet asks once per run, before analyzing anything, so this is also
 // where a malformed config is reported exactly once instead of once per
@@ -48,7 +51,7 @@ func printFullVersion(stdout, stderr io.Writer) int {
 		return exitTool
 	}
 	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(files))
-	fmt.Fprintf(stdout, "%s version devel buildID=%x\n", progname, h.Sum(nil))
+	fmt.Fprintf(stdout, "%s version %s buildID=%x\n", progname, version(), h.Sum(nil))
 	return exitOK
 }
 
