@@ -174,7 +174,7 @@ func Classify(info *types.Info, kb *signals.Knowledge, call *ast.CallExpr) *Op {
 		op.Kind = Lease
 		if ttl := arg("ttl"); ttl != nil {
 			op.TTLExpr = ttl
-			if d, ok := IntConst(info, ttl); ok {
+			if d, ok := leaseSeconds(info, ttl); ok {
 				op.TTLKnown, op.TTL = true, time.Duration(d)*time.Second
 				op.NoTTL = d == -1
 			}
@@ -738,4 +738,37 @@ func (f *Func) After(op *Op, kinds ...Kind) *Op {
 		}
 	}
 	return nil
+}
+
+// leaseSeconds folds a lease duration in seconds: a constant, or
+// int32(d.Seconds()) of a constant time.Duration d (how code converts its
+// configured duration for the Azure SDK).
+func leaseSeconds(info *types.Info, e ast.Expr) (int64, bool) {
+	if v, ok := IntConst(info, e); ok {
+		return v, true
+	}
+	conv, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(conv.Args) != 1 {
+		return 0, false
+	}
+	if tv, ok := info.Types[conv.Fun]; !ok || !tv.IsType() {
+		return 0, false
+	}
+	call, ok := ast.Unparen(conv.Args[0]).(*ast.CallExpr)
+	if !ok || len(call.Args) != 0 {
+		return 0, false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Seconds" {
+		return 0, false
+	}
+	fn := Callee(info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "time" {
+		return 0, false
+	}
+	d, ok := IntConst(info, sel.X)
+	if !ok || d%int64(time.Second) != 0 {
+		return 0, false
+	}
+	return d / int64(time.Second), true
 }

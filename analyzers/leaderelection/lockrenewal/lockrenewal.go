@@ -29,6 +29,8 @@ type checker struct {
 	// constant deadline shorter than the lock's TTL (context.WithTimeout):
 	// calls made with them end before the lock can expire.
 	bounded map[types.Object]bool
+	decls   map[*types.Func]*ast.FuncDecl // the package's functions
+	depth   int                           // calls followed by unbounded
 }
 
 func run(p *rule.Pass) error {
@@ -40,6 +42,12 @@ func run(p *rule.Pass) error {
 	c.pkg = lockfacts.Scan(p.Pkg, c.info, p.KB, files)
 	c.collectScripts(files)
 	c.collectRenewers()
+	c.decls = map[*types.Func]*ast.FuncDecl{}
+	for _, f := range c.pkg.Funcs {
+		if fn, ok := c.info.Defs[f.Decl.Name].(*types.Func); ok {
+			c.decls[fn] = f.Decl
+		}
+	}
 	for _, f := range c.pkg.Funcs {
 		for _, op := range f.Ops {
 			c.check(f, op)
@@ -568,6 +576,9 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 					return "waiting for " + lockfacts.ExprText(x.Fun), true
 				}
 			}
+			if what, ok := c.calleeUnbounded(obj, h); ok {
+				return "a call of " + lockfacts.ExprText(x.Fun) + ", which runs " + what, true
+			}
 		}
 	}
 	return "", false
@@ -855,4 +866,31 @@ func (c *checker) usesBounded(call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// calleeUnbounded follows one call into a function of this package: the
+// work under a lock is often `return s.sendAll(ctx)`.
+func (c *checker) calleeUnbounded(fn *types.Func, h *held) (string, bool) {
+	fd := c.decls[fn.Origin()]
+	if fd == nil || c.depth > 0 {
+		return "", false
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	var what string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if n == nil || what != "" {
+			return false
+		}
+		switch n.(type) {
+		case *ast.FuncLit, *ast.GoStmt, *ast.DeferStmt:
+			return false
+		}
+		if w, ok := c.unbounded(n, h); ok {
+			what = w
+			return false
+		}
+		return true
+	})
+	return what, what != ""
 }

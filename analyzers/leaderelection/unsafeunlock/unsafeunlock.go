@@ -337,9 +337,11 @@ func leaseBreaks(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
 	}
 }
 
-// unlockLike: a method name that says it gives a lock up.
+// unlockLike: a method name that says it gives a lock up, or ends the
+// holder's life (Stop, Close, Shutdown).
 func unlockLike(name string) bool {
-	for _, pre := range []string{"Unlock", "unlock", "Release", "release", "Resign", "resign", "StepDown", "stepDown", "Abdicate", "abdicate"} {
+	for _, pre := range []string{"Unlock", "unlock", "Release", "release", "Resign", "resign", "StepDown", "stepDown", "Abdicate", "abdicate",
+		"Stop", "stop", "Close", "close", "Shutdown", "shutdown"} {
 		if strings.HasPrefix(name, pre) {
 			return true
 		}

@@ -65,7 +65,68 @@ func (m *BlobMutex) Unlock(ctx context.Context) error {
 	return err
 }
 
+// Leader holds a container lease while it leads; Stop gives it up.
+type Leader struct {
+	cc   *lease.ContainerClient
+	stop chan struct{}
+}
+
+func (l *Leader) Start(ctx context.Context) error {
+	if _, err := l.cc.AcquireLease(ctx, 15, nil); err != nil {
+		return err
+	}
+	go func() {
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-time.After(5 * time.Second):
+				if _, err := l.cc.RenewLease(ctx, nil); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+func (l *Leader) Stop(ctx context.Context) {
+	close(l.stop)
+	l.cc.BreakLease(ctx, nil) // want `BreakLease releases the container lease l.cc that \(\*Leader\).Start acquired`
+}
+
 // --- negatives ---
+
+type staleLocker struct {
+	lc *lease.BlobClient
+}
+
+// Acquire breaks a lease older than its blob's last write, then acquires
+// again: the break is in the acquire's failure branch, under a shadowing
+// err of another call.
+func (s *staleLocker) Acquire(ctx context.Context, lastWrite func(context.Context) (time.Time, error)) error {
+	_, err := s.lc.AcquireLease(ctx, 60, nil)
+	if err != nil {
+		written, err := lastWrite(ctx)
+		if err != nil {
+			return err
+		}
+		if time.Since(written) < 5*time.Minute {
+			return errHeld
+		}
+		if _, err := s.lc.BreakLease(ctx, nil); err != nil {
+			return err
+		}
+		_, err = s.lc.AcquireLease(ctx, 60, nil)
+		return err
+	}
+	return nil
+}
+
+func (s *staleLocker) Release(ctx context.Context) error {
+	_, err := s.lc.ReleaseLease(ctx, nil)
+	return err
+}
 
 // released uses ReleaseLease: the service checks the lease ID.
 func released(ctx context.Context, lc *lease.BlobClient, db *sql.DB) error {

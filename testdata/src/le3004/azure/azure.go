@@ -15,6 +15,9 @@ import (
 
 const leaseSeconds = 60
 
+// leaseTTL is the lease length as the service's configuration spells it.
+const leaseTTL = 20 * time.Second
+
 type Invoice struct {
 	ID      int64
 	Webhook string
@@ -86,7 +89,59 @@ func renewOnce(ctx context.Context, lc *lease.BlobClient, jobs <-chan Invoice, d
 	return nil
 }
 
+type mailer struct {
+	lc *lease.BlobClient
+	db *sql.DB
+}
+
+// Run holds the lease (converted from a time.Duration) and hands the work
+// to a method that pages through the outbox until it is empty.
+func (m *mailer) Run(ctx context.Context) error {
+	if _, err := m.lc.AcquireLease(ctx, int32(leaseTTL.Seconds()), nil); err != nil { // want `AcquireLease takes the blob lease m.lc for a fixed 20s and holds it around work of unbounded duration \(a call of m.drain, which runs an endless loop calling`
+		return err
+	}
+	defer m.lc.ReleaseLease(context.Background(), nil)
+	return m.drain(ctx)
+}
+
+func (m *mailer) drain(ctx context.Context) error {
+	for {
+		res, err := m.db.ExecContext(ctx, `UPDATE outbox SET sent = true WHERE id IN (SELECT id FROM outbox WHERE NOT sent LIMIT 50)`)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+	}
+}
+
 // --- negatives ---
+
+// RunBounded gives the same drain a deadline below the lease.
+func (m *mailer) RunBounded(ctx context.Context) error {
+	if _, err := m.lc.AcquireLease(ctx, int32(leaseTTL.Seconds()), nil); err != nil {
+		return err
+	}
+	defer m.lc.ReleaseLease(context.Background(), nil)
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return m.drain(dctx)
+}
+
+// RunOne calls a helper that does one write.
+func (m *mailer) RunOne(ctx context.Context) error {
+	if _, err := m.lc.AcquireLease(ctx, 20, nil); err != nil {
+		return err
+	}
+	defer m.lc.ReleaseLease(context.Background(), nil)
+	return m.markRun(ctx)
+}
+
+func (m *mailer) markRun(ctx context.Context) error {
+	_, err := m.db.ExecContext(ctx, `UPDATE jobs SET last_run = now() WHERE name = 'mailer'`)
+	return err
+}
 
 // renewed is the pattern's own example: a goroutine renews every 10 s and
 // cancels the work when a renewal fails; the lease is released on exit.
