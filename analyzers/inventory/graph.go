@@ -101,4 +101,3 @@ func ruleFiles(p *packages.Package, s *config.Settings) []*ast.File {
 	}
 	return out
 }
-

@@ -1,16 +1,23 @@
-// Package inventory turns the jobs analysis of a package into a
-// serialisable inventory of its scheduled and background work: where each
-// job is scheduled, how often, what it does to shared state, what guards or
-// coordinates it, and the verdict gatesift-vet reaches on it. It is the
-// data behind a `-report=markdown|json` run: an operator reads it to learn
-// which work runs once per cluster, which on every replica, and which is
-// reported.
+// Package inventory turns the analysis of a package into a serialisable
+// inventory of its scheduled and background work, its distributed locks and
+// its leader elections: where each is, how often it runs or how long its
+// lease lasts, what it does to shared state, what guards or coordinates it,
+// and the verdict gatesift-vet reaches on it. It is the data behind a
+// `-report=markdown|json|html` run, grouped by binary (Group): an operator
+// reads it to learn which work runs once per cluster, which on every
+// replica, and which is reported.
 //
-// The verdict follows the singleton-work rules exactly (LE1001
-// localsingleton and LE1002 staticleader decide from the same jobs.Job), so
-// the inventory never disagrees with the findings, except that an entry
-// says "finding" whether or not a directive or the config silences the rule:
-// the inventory describes the code, not the report.
+// The verdicts come from the rules themselves. A job's follows the
+// singleton-work rules exactly (LE1001 localsingleton and LE1002
+// staticleader decide from the same jobs.Job). A lock or election is a
+// finding when LE3001, LE3002, LE3004 (locks) or LE4001, LE4002 (elections)
+// reported it in the same run (FromGraph matches their diagnostics to the
+// sites lockfacts and the knowledge base recognise), and coordinated
+// otherwise. So the inventory never disagrees with the findings, except
+// that an entry says "finding" whether or not a directive silences the
+// rule: the inventory describes the code, not the report. A rule the
+// configuration turns off reports nothing, and the entry's reason says it
+// did not run.
 package inventory
 
 import (

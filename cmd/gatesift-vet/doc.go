@@ -55,9 +55,13 @@
 //	-json                 the go vet JSON tree (same as -format=json)
 //	-format F             text (default), json or sarif
 //	-o FILE               write the results to FILE instead of stdout
-//	-report F             instead of findings, an inventory of every scheduled
-//	                      job (site, schedule, writes, guard or coordinator,
-//	                      verdict): markdown or json; exit 0 unless the tool failed
+//	-report F             instead of findings, an inventory of every job, lock
+//	                      and leader election (site, schedule or TTL, writes,
+//	                      guard or coordinator, verdict), grouped by binary:
+//	                      markdown, json or html; exit 0 unless the tool failed
+//	-report-source-url T  with -report=html, link each site to T with {file}
+//	                      (relative to the module root), {abs} and {line};
+//	                      default file://{abs}#L{line}
 //	-baseline FILE        report only findings not recorded in FILE
 //	-write-baseline FILE  record every current finding in FILE, exit 0
 //	-fail-on-findings     exit 3 on findings with -json and SARIF too
@@ -67,7 +71,8 @@
 //	-tags LIST            build tags for loading packages, as go build -tags
 //	-test                 load test packages too (default true)
 //	-cpuprofile FILE      write a CPU profile of the run
-//	-V, -version          the version; -V=full is the go vet protocol
+//	-V, -version          the version (v0.1.0 for a build from this tree);
+//	                      -V=full is the go vet protocol
 //
 // # Exit codes
 //
@@ -90,10 +95,11 @@
 //
 // go vet caches results keyed on the tool's identity (its answer to
 // -V=full) and its flags, not on files the tool reads by itself. So
-// gatesift-vet's -V=full answer is "gatesift-vet version devel
+// gatesift-vet's -V=full answer is "gatesift-vet version v0.1.0
 // buildID=<hash>", where the hash covers the executable and the digest of
-// every .gatesift.yaml in the module go vet runs in: editing any of them
-// changes the key and go vet re-runs the analysis. go vet asks -V=full once
+// every .gatesift.yaml in the module go vet runs in. For a version without
+// "devel" go vet keys on the whole line, hash included, so editing any of
+// them changes the key and go vet re-runs the analysis. go vet asks -V=full once
 // per run, which is also when a malformed config in the module is reported,
 // once, before any package is analyzed.
 //
@@ -130,6 +136,17 @@
 // so code-scanning services show them as suppressed. A rule's level is
 // warning (note for a rule off by default) unless the config's severity map
 // says error, warning or note.
+//
+// # Inventory reports
+//
+// -report=markdown|json|html prints, instead of findings, every scheduled
+// or background job, distributed lock and leader election of the analyzed
+// packages, grouped by binary (each package main; code no binary imports is
+// listed as library), each with its verdict: coordinated, per-replica, or a
+// finding with the rules that report it. -report=html is one self-contained
+// page (inline CSS and script) that filters by verdict, also from the URL:
+// report.html#verdict=finding. docs/report.md describes the formats and
+// the JSON shape.
 //
 // # Baselines
 //
