@@ -220,10 +220,13 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	// region: statements after the acquire's statement in its block, plus
 	// the body of an if/switch whose header holds the acquire
 	var region []ast.Stmt
-	if st, ok := block[idx].(*ast.IfStmt); ok && !lockfacts.Inside(op.Call, st.Body) {
-		region = append(region, st.Body)
+	if st, ok := block[idx].(*ast.IfStmt); ok && !lockfacts.Inside(op.Call, st.Body) && !c.errNotNil(st.Cond) {
+		region = append(region, st.Body) // not the `err != nil` failure branch
 	}
 	region = append(region, block[idx+1:]...)
+	if after, ok := retryLoop(path, block, idx, op.Call); ok {
+		region = after
+	}
 	end := token.NoPos
 	if len(region) > 0 {
 		end = region[len(region)-1].End()
@@ -893,4 +896,72 @@ func (c *checker) calleeUnbounded(fn *types.Func, h *held) (string, bool) {
 		return true
 	})
 	return what, what != ""
+}
+
+// retryLoop recognises an acquire retried by an endless loop that breaks
+// out once it succeeds:
+//
+//	for {
+//		if _, err := lc.AcquireLease(ctx, 30, nil); err == nil {
+//			break
+//		}
+//		time.Sleep(backoff)
+//	}
+//	// held from here
+//
+// and returns the statements after the loop, where the lock is held (the
+// rest of the loop body is the failure path).
+func retryLoop(path []ast.Node, block []ast.Stmt, idx int, call *ast.CallExpr) ([]ast.Stmt, bool) {
+	breaksOut := func(st ast.Stmt) bool {
+		ifs, ok := st.(*ast.IfStmt)
+		if !ok {
+			return false
+		}
+		for _, s := range ifs.Body.List {
+			if br, ok := s.(*ast.BranchStmt); ok && br.Tok == token.BREAK && br.Label == nil {
+				return true
+			}
+		}
+		return false
+	}
+	ifs, ok := block[idx].(*ast.IfStmt)
+	headerIf := ok && !lockfacts.Inside(call, ifs.Body) && (ifs.Else == nil || !lockfacts.Inside(call, ifs.Else))
+	if !(headerIf && breaksOut(block[idx])) && !(idx+1 < len(block) && breaksOut(block[idx+1])) {
+		return nil, false
+	}
+	// the loop whose body is block
+	for i := len(path) - 2; i >= 1; i-- {
+		body, ok := path[i].(*ast.BlockStmt)
+		if !ok || len(body.List) != len(block) || (len(block) > 0 && body.List[0] != block[0]) {
+			continue
+		}
+		loop, ok := path[i-1].(*ast.ForStmt)
+		if !ok || loop.Body != body || loop.Cond != nil {
+			return nil, false
+		}
+		outer, j := lockfacts.EnclosingBlock(path[:i])
+		if outer == nil {
+			return nil, false
+		}
+		return outer[j+1:], true
+	}
+	return nil, false
+}
+
+// errNotNil reports whether cond is `e != nil` for an error e: the branch
+// taken when the acquire failed.
+func (c *checker) errNotNil(cond ast.Expr) bool {
+	be, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || be.Op != token.NEQ {
+		return false
+	}
+	isNil := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && c.info.Uses[id] == types.Universe.Lookup("nil")
+	}
+	isErr := func(e ast.Expr) bool {
+		t := c.info.TypeOf(e)
+		return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
+	}
+	return isNil(be.Y) && isErr(be.X) || isNil(be.X) && isErr(be.Y)
 }
