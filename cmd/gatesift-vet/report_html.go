@@ -184,13 +184,18 @@ tr[hidden] { display: none; }
 (function () {
   "use strict";
   var boxes = Array.prototype.slice.call(document.querySelectorAll("input.verdict-filter"));
-  // apply hides every row whose verdict is unchecked.
+  // apply hides every row whose verdict is unchecked, and records the
+  // filter in effect on <body data-filter>.
   function apply() {
     var on = {};
     boxes.forEach(function (b) { on[b.value] = b.checked; });
     document.querySelectorAll("tr.entry").forEach(function (tr) {
       tr.hidden = !on[tr.getAttribute("data-verdict")];
     });
+    document.body.setAttribute("data-filter", checked().join(","));
+  }
+  function checked() {
+    return boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
   }
   // fromLocation reads #verdict=a,b (or ?verdict=a,b) so a link can open
   // the page filtered.
@@ -200,11 +205,17 @@ tr[hidden] { display: none; }
     var want = decodeURIComponent(m[1]).split(",");
     boxes.forEach(function (b) { b.checked = want.indexOf(b.value) >= 0; });
   }
-  boxes.forEach(function (b) { b.addEventListener("change", apply); });
+  // A change of the checkboxes goes into the URL, so the filtered view can
+  // be bookmarked or shared.
+  boxes.forEach(function (b) {
+    b.addEventListener("change", function () {
+      apply();
+      try { history.replaceState(null, "", "#verdict=" + checked().join(",")); } catch (e) { /* some file:// contexts refuse */ }
+    });
+  });
   window.addEventListener("hashchange", function () { fromLocation(); apply(); });
   fromLocation();
   apply();
-  document.body.setAttribute("data-filter", boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }).join(","));
 })();
 </script>
 </body>
