@@ -167,7 +167,7 @@ func (r *electionReader) elector(call *ast.CallExpr) (key, lease string) {
 		if fn == nil || fn.Name() != "WithTiming" || len(oc.Args) != 1 {
 			continue
 		}
-		lease = "timing " + lockfacts.ExprText(oc.Args[0])
+		lease = "timing from " + lockfacts.ExprText(oc.Args[0])
 		lit := lockfacts.ResolveLiteral(r.src.Info, r.body, oc.Args[0], r.use)
 		if t := r.timing(lit, [][2]string{{"LeaseDuration", "lease"}, {"RenewInterval", "renew every"}, {"RetryInterval", "retry"}}); t != "" {
 			lease = t

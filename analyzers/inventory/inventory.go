@@ -202,9 +202,9 @@ func convert(list []effects.Effect) ([]Effect, []string) {
 func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
 	switch {
 	case j.Coordination != "":
-		return Coordinated, "", "coordinated by " + j.Coordination
+		return Coordinated, "", j.Coordination
 	case j.PerReplica != "":
-		return PerReplica, "", "per-replica: " + j.PerReplica
+		return PerReplica, "", j.PerReplica
 	case j.Consumes:
 		return PerReplica, "", "consumes a queue: each replica takes its own share"
 	case len(j.Shared(strict)) == 0:

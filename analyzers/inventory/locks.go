@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
@@ -26,7 +27,7 @@ func locks(src Source) []*site {
 				continue
 			}
 			s := &site{kind: KindLock, node: op.Call, decl: f.Decl}
-			s.entry.Scheduler = apiName(op.API) + "." + op.What()
+			s.entry.Scheduler = lockAPI(src.Info, op)
 			if op.Kind == lockfacts.Lock && op.Key == nil {
 				if m := mutexOf(f, op); m != nil {
 					op = m // the handle's key is where it was built
@@ -55,7 +56,7 @@ func locks(src Source) []*site {
 			}
 			if api := leadership.Kind(src.KB, fn, "lock"); api != nil {
 				s := &site{kind: KindLock, node: call, decl: fd}
-				s.entry.Scheduler = apiName(api) + "." + fn.Name()
+				s.entry.Scheduler = apiName(fn, api)
 				out = append(out, s)
 			}
 			return true
@@ -109,6 +110,8 @@ func ttlOf(op *lockfacts.Op) string {
 		return "no expiry"
 	case op.TTLKnown:
 		return "TTL " + lockfacts.FmtDuration(op.TTL)
+	case op.TTLExpr != nil && op.Kind == lockfacts.Lease:
+		return "lease of " + lockfacts.ExprText(op.TTLExpr) + " seconds"
 	case op.TTLExpr != nil:
 		return "TTL " + lockfacts.ExprText(op.TTLExpr)
 	case op.Kind == lockfacts.SQL && op.Stmt != nil && op.Stmt.Advisory != "":
@@ -131,31 +134,32 @@ func tableOf(s *lockfacts.Statement) []string {
 	return []string{"table " + s.Table}
 }
 
-// apiName is the short name of an API's package and receiver: "redis",
-// "redsync.Mutex", "leaderelection".
-func apiName(api *signals.API) string {
-	name := api.Pkg[strings.LastIndexByte(api.Pkg, '/')+1:]
-	if isMajor(name) { // github.com/redis/go-redis/v9
-		rest := strings.TrimSuffix(api.Pkg, "/"+name)
-		name = rest[strings.LastIndexByte(rest, '/')+1:]
+// lockAPI names a lock operation: "redis.SetNX", "redis.Do(\"SET\")",
+// "redislock.Client.Obtain".
+func lockAPI(info *types.Info, op *lockfacts.Op) string {
+	fn := lockfacts.Callee(info, op.Call)
+	if fn == nil {
+		return op.What()
 	}
-	name = strings.TrimPrefix(name, "go-")
-	if api.Recv != "" && api.Recv != "*" {
-		name += "." + api.Recv
+	name := apiName(fn, op.API)
+	if op.Cmd != "" && op.API.Kind == "cmd" {
+		name += "(" + strconv.Quote(op.Cmd) + ")"
 	}
 	return name
 }
 
-func isMajor(s string) bool {
-	if len(s) < 2 || s[0] != 'v' {
-		return false
+// apiName is package.Recv.Name of an API call, with the package's own name
+// (clientv3, not v3) and the receiver the knowledge base names (go-redis
+// commands live on an unexported type, which is left out).
+func apiName(fn *types.Func, api *signals.API) string {
+	name := fn.Name()
+	if api.Recv != "" && api.Recv != "*" {
+		name = api.Recv + "." + name
 	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
+	if fn.Pkg() != nil {
+		name = fn.Pkg().Name() + "." + name
 	}
-	return true
+	return name
 }
 
 // funcName names a called function for the inventory: "elector.Candidate.Run".

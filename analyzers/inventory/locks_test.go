@@ -119,3 +119,16 @@ func TestLocksAndElections(t *testing.T) {
 		}
 	}
 }
+
+// TestUncheckedSite: a lock whose rules did not all run is still
+// coordinated, but its reason says which rule was off.
+func TestUncheckedSite(t *testing.T) {
+	v, rule, rules, reason := siteVerdict(&site{kind: KindLock}, map[string]bool{"LE3001": true, "LE3002": false, "LE3004": true})
+	if v != Coordinated || rule != "" || rules != nil || !strings.Contains(reason, "LE3002 did not run") || strings.Contains(reason, "LE3001 did") {
+		t.Errorf("got %s %q %v %q", v, rule, rules, reason)
+	}
+	v, rule, rules, _ = siteVerdict(&site{kind: KindElection, rules: []string{"LE4002", "LE4001"}}, nil)
+	if v != Finding || rule != "LE4001" || !slices.Equal(rules, []string{"LE4001", "LE4002"}) {
+		t.Errorf("got %s %q %v", v, rule, rules)
+	}
+}

@@ -176,11 +176,11 @@ func siteVerdict(s *site, ran map[string]bool) (Verdict, string, []string, strin
 		return Finding, rules[0], rules, strings.Join(why, "; ")
 	}
 	checks := lockRules
-	what := "a lock"
+	what := "no lock rule"
 	if s.kind == KindElection {
-		checks, what = electionRules, "a leader election"
+		checks, what = electionRules, "no leadership rule"
 	}
-	reason := what + ": " + strings.Join(checks, ", ") + " report nothing on it"
+	reason := what + " (" + strings.Join(checks, ", ") + ") reports it"
 	var off []string
 	for _, id := range checks {
 		if ran != nil && !ran[id] {
@@ -188,7 +188,7 @@ func siteVerdict(s *site, ran map[string]bool) (Verdict, string, []string, strin
 		}
 	}
 	if len(off) > 0 {
-		reason += " (" + strings.Join(off, ", ") + " did not run: disabled by the configuration or -checks)"
+		reason += "; " + strings.Join(off, ", ") + " did not run (disabled by the configuration or -checks)"
 	}
 	return Coordinated, "", nil, reason
 }
