@@ -358,11 +358,15 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 			return nil
 		}
 		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), ttlDur: op.TTL, lease: "blob"}
-		if op.API.Recv == "ContainerClient" {
+		if strings.HasPrefix(op.API.Recv, "Container") {
 			h.lease = "container"
 		}
+		args := "(ctx, nil)"
+		if op.API.Recv == "BlobURL" || op.API.Recv == "ContainerURL" { // the legacy azure-storage-blob-go
+			args = "(ctx, leaseID, azblob.ModifiedAccessConditions{})"
+		}
 		h.ttl = "duration of " + lockfacts.FmtDuration(op.TTL)
-		h.fix = "call " + h.handle + ".RenewLease(ctx, nil) from a goroutine every " + lockfacts.FmtDuration((op.TTL / 3).Truncate(time.Second)) +
+		h.fix = "call " + h.handle + ".RenewLease" + args + " from a goroutine every " + lockfacts.FmtDuration((op.TTL / 3).Truncate(time.Second)) +
 			" (a third of the lease) and cancel the work when a renewal fails, release with " + h.handle + ".ReleaseLease on exit"
 		return h
 	case op.Kind == lockfacts.Acquire && !op.NoTTL && op.Key != nil && c.pkg.Lockish(f, op):

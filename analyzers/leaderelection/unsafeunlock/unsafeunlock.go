@@ -325,15 +325,19 @@ func leaseBreaks(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
 			}
 		}
 		kind := "blob"
-		if op.API.Recv == "ContainerClient" {
+		if strings.HasPrefix(op.API.Recv, "Container") {
 			kind = "container"
+		}
+		args := "(ctx, nil)"
+		if op.API.Recv == "BlobURL" || op.API.Recv == "ContainerURL" { // the legacy azure-storage-blob-go
+			args = "(ctx, leaseID, azblob.ModifiedAccessConditions{})"
 		}
 		p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(acq.Call, "the lease is acquired here")},
 			"BreakLease releases the %s lease %s that %s acquired (line %d) by breaking it: a break sends no lease ID, "+
 				"so if this replica's lease expired while the work ran and another replica acquired it, this call ends that "+
-				"replica's lease and a third replica can start the same work; release with %s.ReleaseLease(ctx, nil), which "+
+				"replica's lease and a third replica can start the same work; release with %s.ReleaseLease%s, which "+
 				"succeeds only while the lease is still this client's, or run the work under the elector (elector/azblobstore)",
-			kind, handle, where, lockfacts.Line(p.Fset, acq.Call.Pos()), handle)
+			kind, handle, where, lockfacts.Line(p.Fset, acq.Call.Pos()), handle, args)
 	}
 }
 
