@@ -652,6 +652,10 @@ func Scan(self *types.Package, info *types.Info, kb *signals.Knowledge, files []
 
 var lockWords = []string{"lock", "leader", "lease", "mutex", "elect", "singleton", "semaphore"}
 
+// HasLockWord reports whether a name says lock, leader, lease, mutex,
+// election, singleton or semaphore (not block or clock).
+func HasLockWord(s string) bool { return hasLockWord(s) }
+
 func hasLockWord(s string) bool {
 	s = strings.ToLower(s)
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "block", ""), "clock", "")

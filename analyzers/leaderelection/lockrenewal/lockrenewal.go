@@ -296,6 +296,10 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			op.What(), h.label(), h.ttl, what, lockfacts.Line(c.p.Fset, work.Pos()), h.fix)
 		return
 	}
+	if h.lease != "" {
+		c.checkLeaseEscape(f, h)
+		return
+	}
 	c.checkEscape(f, h, path)
 }
 
@@ -968,4 +972,86 @@ func (c *checker) errNotNil(cond ast.Expr) bool {
 		return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
 	}
 	return isNil(be.Y) && isErr(be.X) || isNil(be.X) && isErr(be.Y)
+}
+
+// checkLeaseEscape reports a lock function that acquires a fixed Azure
+// lease and returns holding it (its success return, with no release on the
+// way and none deferred) when nothing in the package renews a lease: the
+// caller's whole critical section is bounded by the lease duration, and it
+// has no way to extend it. (A certmagic Locker whose Lock takes a 60 s lease
+// while an ACME issuance under it takes minutes.)
+func (c *checker) checkLeaseEscape(f *lockfacts.Func, h *held) {
+	if c.anyRenew {
+		return
+	}
+	name := strings.ToLower(f.Decl.Name.Name)
+	if !lockfacts.HasLockWord(name) && !strings.Contains(name, "acquire") && !strings.Contains(name, "obtain") {
+		return
+	}
+	fn, _ := c.info.Defs[f.Decl.Name].(*types.Func)
+	if fn == nil {
+		return
+	}
+	results := fn.Type().(*types.Signature).Results()
+	for i := 0; i < results.Len(); i++ {
+		if canRenew(results.At(i).Type()) {
+			return // the caller gets something it can renew with
+		}
+	}
+	for _, o := range f.Ops {
+		if (o.Kind == lockfacts.Unlock || o.Kind == lockfacts.Break) && lockfacts.ExprText(o.Recv) == h.handle {
+			return // released in the function (or deferred): not held by the caller
+		}
+	}
+	ret := c.successReturn(f.Decl.Body, h.op.Call, results)
+	if ret == nil {
+		return
+	}
+	c.p.Reportf(h.op.Call, []analysis.RelatedInformation{rule.Related(ret, "returns to the caller holding the lease, which nothing renews")},
+		"%s takes the %s lease %s for a fixed %s in %s and returns holding it, and nothing in this package renews a lease: "+
+			"whatever the caller runs under the lock is bounded by %s, and when it runs longer the lease expires, another replica "+
+			"acquires it and runs the same work at the same time; %s until the lock is released, or use the elector (elector/azblobstore)",
+		h.op.What(), h.lease, h.handle, lockfacts.FmtDuration(h.ttlDur), f.Decl.Name.Name, lockfacts.FmtDuration(h.ttlDur), h.fix)
+}
+
+// successReturn returns the first return after call (not in a function
+// literal) that reports success: nil for a final error result, or true for
+// a bool result.
+func (c *checker) successReturn(body *ast.BlockStmt, call *ast.CallExpr, results *types.Tuple) *ast.ReturnStmt {
+	n := results.Len()
+	if n == 0 {
+		return nil
+	}
+	last := results.At(n - 1).Type()
+	errType := types.Universe.Lookup("error").Type()
+	isErr, isBool := types.Identical(last, errType), false
+	if b, ok := last.Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+		isBool = true
+	}
+	if !isErr && !isBool {
+		return nil
+	}
+	var found *ast.ReturnStmt
+	ast.Inspect(body, func(m ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		if _, ok := m.(*ast.FuncLit); ok {
+			return false
+		}
+		r, ok := m.(*ast.ReturnStmt)
+		if !ok || r.Pos() < call.End() || len(r.Results) != n {
+			return true
+		}
+		e := ast.Unparen(r.Results[n-1])
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if isErr && c.info.Uses[id] == types.Universe.Lookup("nil") || isBool && c.info.Uses[id] == types.Universe.Lookup("true") {
+			found = r
+		}
+		return true
+	})
+	return found
 }
