@@ -158,9 +158,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestInventoryReport checks -report=json on both examples: every job of
-// the flagged service is a finding, every job of the remediated twin is
-// coordinated, and the two formats list the same jobs.
+// TestInventoryReport checks -report=json on both examples: every job and
+// lock of the flagged service is a finding, every entry of the remediated
+// twin is coordinated, each binary lists only its own entries, and the
+// markdown form lists the same entries.
 func TestInventoryReport(t *testing.T) {
 	cmd := exec.Command(bin, "-report=json", "-test=false", "./examples/...")
 	cmd.Dir = ".."
@@ -168,7 +169,8 @@ func TestInventoryReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-report=json: %v\n%s", err, out)
 	}
-	var entries []struct {
+	type entry struct {
+		Kind string `json:"kind"`
 		Site struct {
 			File string `json:"file"`
 			Line int    `json:"line"`
@@ -176,26 +178,33 @@ func TestInventoryReport(t *testing.T) {
 		Verdict string `json:"verdict"`
 		Rule    string `json:"rule"`
 	}
-	if err := json.Unmarshal(out, &entries); err != nil {
+	var report struct {
+		Binaries []struct {
+			Name    string  `json:"name"`
+			Entries []entry `json:"entries"`
+		} `json:"binaries"`
+		Library []entry `json:"library"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("parse: %v\n%s", err, out)
 	}
-	var flagged, remediated int
-	for _, e := range entries {
-		switch {
-		case strings.HasPrefix(e.Site.File, "examples/flagged/"):
-			flagged++
-			if e.Verdict != "finding" {
-				t.Errorf("%s:%d: verdict %q, want finding", e.Site.File, e.Site.Line, e.Verdict)
+	want := map[string]string{"flagged": "finding", "remediated": "coordinated"}
+	count := map[string]int{}
+	rows := len(report.Library)
+	for _, b := range report.Binaries {
+		for _, e := range b.Entries {
+			rows++
+			if !strings.HasPrefix(e.Site.File, "examples/"+b.Name+"/") {
+				t.Errorf("%s:%d listed under binary %s", e.Site.File, e.Site.Line, b.Name)
 			}
-		case strings.HasPrefix(e.Site.File, "examples/remediated/"):
-			remediated++
-			if e.Verdict != "coordinated" {
-				t.Errorf("%s:%d: verdict %q, want coordinated", e.Site.File, e.Site.Line, e.Verdict)
+			count[b.Name+" "+e.Kind]++
+			if w, ok := want[b.Name]; ok && e.Verdict != w {
+				t.Errorf("%s:%d: %s verdict %q, want %s", e.Site.File, e.Site.Line, e.Kind, e.Verdict, w)
 			}
 		}
 	}
-	if flagged < 4 || remediated < 1 {
-		t.Fatalf("inventory lists %d flagged and %d remediated jobs, want at least 4 and 1:\n%s", flagged, remediated, out)
+	if count["flagged job"] < 4 || count["flagged lock"] < 1 || count["remediated job"] < 1 || count["remediated election"] < 1 {
+		t.Fatalf("inventory lists %v, want at least 4 jobs and a lock in flagged, a job and an election in remediated:\n%s", count, out)
 	}
 	md := exec.Command(bin, "-report=markdown", "-test=false", "./examples/...")
 	md.Dir = ".."
@@ -203,7 +212,7 @@ func TestInventoryReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-report=markdown: %v", err)
 	}
-	if rows := strings.Count(string(table), "\n| `examples/"); rows != len(entries) {
-		t.Errorf("markdown lists %d jobs, json %d", rows, len(entries))
+	if n := strings.Count(string(table), "\n| `examples/"); n != rows {
+		t.Errorf("markdown lists %d rows, json %d", n, rows)
 	}
 }
