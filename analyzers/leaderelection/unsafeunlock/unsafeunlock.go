@@ -305,14 +305,19 @@ func leaseBreaks(p *rule.Pass, pkg *lockfacts.Package, f *lockfacts.Func) {
 		handle := lockfacts.ExprText(op.Recv)
 		var acq *lockfacts.Op
 		where := "this function"
+		failure := false
 		for _, o := range f.Ops {
 			if o.Kind == lockfacts.Lease && o.API.Kind == "lease-acquire" && o.Recv != nil &&
 				lockfacts.ExprText(o.Recv) == handle && o.Call.Pos() < op.Call.Pos() {
-				acq = o
-				break
+				if acq == nil {
+					acq = o
+				}
+				if inFailureBranch(p.TypesInfo, f.Decl.Body, o, op) {
+					failure = true
+				}
 			}
 		}
-		if acq != nil && inFailureBranch(p.TypesInfo, f.Decl.Body, acq, op) {
+		if failure {
 			continue
 		}
 		if acq == nil {
@@ -426,6 +431,42 @@ func inFailureBranch(info *types.Info, body *ast.BlockStmt, acq, brk *lockfacts.
 		}
 		if be.Op == token.EQL && ifs.Else != nil && lockfacts.Inside(brk.Call, ifs.Else) {
 			return true
+		}
+	}
+	// `if err == nil { ...; return }` before the break in an enclosing
+	// block: the break runs only when the acquire failed
+	path := lockfacts.PathTo(body, brk.Call)
+	for i, n := range path {
+		var list []ast.Stmt
+		switch b := n.(type) {
+		case *ast.BlockStmt:
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		for _, st := range list {
+			if i+1 < len(path) && st == path[i+1] {
+				break
+			}
+			ifs, ok := st.(*ast.IfStmt)
+			if !ok || ifs.Pos() < acq.Call.End() || len(ifs.Body.List) == 0 {
+				continue
+			}
+			be, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+			if !ok || be.Op != token.EQL {
+				continue
+			}
+			if id, ok := ast.Unparen(be.X).(*ast.Ident); !ok || info.ObjectOf(id) != errVar {
+				continue
+			}
+			switch ifs.Body.List[len(ifs.Body.List)-1].(type) {
+			case *ast.ReturnStmt, *ast.BranchStmt:
+				return true
+			}
 		}
 	}
 	return false

@@ -174,6 +174,21 @@ func acquireOrBreak(ctx context.Context, lc *lease.BlobClient, staleAfter time.D
 	return nil
 }
 
+// acquireElseBreak returns on success; the break below runs only when the
+// acquire failed.
+func acquireElseBreak(ctx context.Context, lc *lease.BlobClient) error {
+	_, err := lc.AcquireLease(ctx, 30, nil)
+	if err == nil {
+		return nil
+	}
+	log.Printf("lease busy, breaking it: %v", err)
+	if _, err := lc.BreakLease(ctx, nil); err != nil {
+		return err
+	}
+	_, err = lc.AcquireLease(ctx, 30, nil)
+	return err
+}
+
 // Admin breaks leases for operators; it has no Lock of its own.
 type Admin struct{ lc *lease.BlobClient }
 
