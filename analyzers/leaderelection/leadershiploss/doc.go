@@ -24,14 +24,17 @@
 //     elector (Candidate.Run), and to callbacks held in a local closure
 //     variable or declared as functions of the package;
 //   - a Consul (*api.Lock).Lock whose lost-leadership channel is discarded;
-//   - a lock acquire (gocron Locker.Lock, redsync, redislock, etcd Mutex, or
-//     any Lock/TryLock/Acquire method returning a bool) whose result is
-//     discarded, or whose failure is only logged, while the work runs anyway;
+//   - a lock acquire (gocron Locker.Lock, redsync, redislock, etcd Mutex,
+//     Azure Blob AcquireLease, or any Lock/TryLock/Acquire method returning a
+//     bool) whose result is discarded, or whose failure is only logged,
+//     while the work runs anyway;
 //   - a lock renewal (redsync Extend, redislock Refresh, etcd KeepAliveOnce,
+//     Azure Blob RenewLease,
 //     or a Heartbeat/Renew/Refresh/Extend method of a type that also has
 //     Lock and Unlock, or a helper carrying the Renews fact: it wraps such a
 //     renewal and returns its error without stopping anything) whose failure
-//     is ignored or only logged;
+//     is ignored (also `_, _ =`) or only logged (also logged and followed by
+//     continue, which goes on to the next renewal while the work runs);
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through

@@ -20,12 +20,27 @@
 //   - a redsync mutex handed to the caller behind a type that cannot extend
 //     it (a scheduler's Lock interface with only Unlock), when the package
 //     never extends it: whatever the caller runs under it is bounded only by
-//     the TTL.
+//     the TTL;
+//   - Azure Blob leases (azblob/lease BlobClient and ContainerClient, and
+//     the legacy azure-storage-blob-go BlobURL and ContainerURL):
+//     AcquireLease with a constant duration of 15 to 60 s (int32(d.Seconds())
+//     of a constant d too) and no RenewLease in a loop or goroutine while it
+//     is held (one RenewLease before the work does not count); and a lock
+//     function (Lock, Acquire...) that takes such a lease and returns
+//     holding it when nothing in the package renews a lease.
+//
+// The lock is held from the acquire (or, for an acquire retried in an
+// endless loop until it breaks out, from the end of that loop) to the first
+// release that is not deferred, or the end of the function; the acquire's
+// `err != nil` branch is not part of it. The unbounded work may be one call
+// away, in a function of the package (return s.drain(ctx)).
 //
 // Renewal anywhere in the function (a goroutine or ticker that extends, a
 // call of a package function that does), or the handle passed to code the
 // analysis cannot see, keeps it silent. Bounded work (a constant number of
-// iterations, a sleep shorter than half the constant TTL) is not reported.
+// iterations, a sleep shorter than half the constant TTL, calls made with a
+// context whose constant context.WithTimeout is shorter than the TTL) is not
+// reported, nor is an Azure lease whose duration is not a constant.
 //
 // Example:
 //

@@ -23,12 +23,18 @@
 //     unlock may run on another;
 //   - a Lock(key) method whose bool result is discarded, followed by an
 //     Unlock(key) that takes only the key: the release runs even when the
-//     lock was not taken, and removes the lock of the replica that holds it.
+//     lock was not taken, and removes the lock of the replica that holds it;
+//   - an Azure Blob lease given up with BreakLease (which sends no lease ID)
+//     by the code that acquired it: after AcquireLease on the same lease
+//     client in the same function, or in an Unlock/Release/Stop/Close method
+//     of a type whose other method acquires the same field. A break in code
+//     that never acquires (an operator's recovery command), or on the
+//     acquire's failure path (taking over a stale lease), is not reported.
 //
 // Silent: compare-and-delete scripts (Eval, Script.Run, DELEX IFEQ), a DEL
 // inside a WATCH transaction, releases of redislock, redsync and other lock
-// handles, pinned connections (*sql.Conn, pgxpool.Conn) and
-// pg_advisory_xact_lock.
+// handles, pinned connections (*sql.Conn, pgxpool.Conn),
+// pg_advisory_xact_lock, and Azure ReleaseLease (it sends the lease ID).
 //
 // Example:
 //
