@@ -365,7 +365,10 @@ func pairedAcquire(pkg *lockfacts.Package, f *lockfacts.Func, op *lockfacts.Op) 
 		return nil, ""
 	}
 	field, ok := recvField(f.Decl, op.Recv)
-	if !ok {
+	// or a lease client looked up in the receiver's state
+	// (lc := s.leases[name]): any lease the type's other methods acquire
+	fromState := !ok && fromRecvState(f.Decl, op.Recv)
+	if !ok && !fromState {
 		return nil, ""
 	}
 	for _, g := range pkg.Funcs {
@@ -376,12 +379,53 @@ func pairedAcquire(pkg *lockfacts.Package, f *lockfacts.Func, op *lockfacts.Op) 
 			if o.Kind != lockfacts.Lease || o.API.Kind != "lease-acquire" || o.Recv == nil {
 				continue
 			}
-			if gf, ok := recvField(g.Decl, o.Recv); ok && gf == field {
+			if gf, ok := recvField(g.Decl, o.Recv); fromState || ok && gf == field {
 				return o, "(*" + g.Recv + ")." + g.Decl.Name.Name
 			}
 		}
 	}
 	return nil, ""
+}
+
+// fromRecvState reports whether e is rooted at a local variable of the
+// method assigned from an expression over the receiver (lc := s.leases[k],
+// h, ok := s.held[k]).
+func fromRecvState(fd *ast.FuncDecl, e ast.Expr) bool {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 || len(fd.Recv.List[0].Names) == 0 {
+		return false
+	}
+	recv := fd.Recv.List[0].Names[0].Name
+	root := ast.Unparen(e)
+	for {
+		if sel, ok := root.(*ast.SelectorExpr); ok {
+			root = ast.Unparen(sel.X)
+			continue
+		}
+		break
+	}
+	id, ok := root.(*ast.Ident)
+	if !ok || id.Name == recv {
+		return false
+	}
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(as.Rhs) != 1 {
+			return !found
+		}
+		for _, l := range as.Lhs {
+			if lid, ok := l.(*ast.Ident); ok && lid.Name == id.Name {
+				ast.Inspect(as.Rhs[0], func(m ast.Node) bool {
+					if rid, ok := m.(*ast.Ident); ok && rid.Name == recv {
+						found = true
+					}
+					return !found
+				})
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // recvField returns the selector path of e below the method's receiver

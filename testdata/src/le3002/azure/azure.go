@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"log"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
@@ -93,6 +94,34 @@ func (l *Leader) Start(ctx context.Context) error {
 func (l *Leader) Stop(ctx context.Context) {
 	close(l.stop)
 	l.cc.BreakLease(ctx, nil) // want `BreakLease releases the container lease l.cc that \(\*Leader\).Start acquired`
+}
+
+// Locks keeps the lease client of each held lock in a map.
+type Locks struct {
+	mu     sync.Mutex
+	leases map[string]*lease.BlobClient
+}
+
+func (l *Locks) Lock(ctx context.Context, name string, lc *lease.BlobClient) error {
+	if _, err := lc.AcquireLease(ctx, 60, nil); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.leases[name] = lc
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *Locks) Unlock(ctx context.Context, name string) error {
+	l.mu.Lock()
+	lc, ok := l.leases[name]
+	delete(l.leases, name)
+	l.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	_, err := lc.BreakLease(ctx, nil) // want `BreakLease releases the blob lease lc that \(\*Locks\).Lock acquired`
+	return err
 }
 
 // --- negatives ---
@@ -204,5 +233,13 @@ func otherBlob(ctx context.Context, mine, theirs *lease.BlobClient) error {
 	}
 	defer mine.ReleaseLease(ctx, nil)
 	_, err := theirs.BreakLease(ctx, nil)
+	return err
+}
+
+// ReleaseStale breaks a lease the caller names (an operator's tool on a
+// type that also takes leases): the client is a parameter, not one of the
+// type's own leases.
+func (l *Locks) ReleaseStale(ctx context.Context, lc *lease.BlobClient) error {
+	_, err := lc.BreakLease(ctx, nil)
 	return err
 }
