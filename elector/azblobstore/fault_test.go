@@ -2,8 +2,6 @@ package azblobstore
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,14 +14,11 @@ import (
 // faultEnv runs the shared fault scenarios on Azurite. The resource is a
 // blob next to the lease blob, a log of tokens appended by AppendFenced.
 var faultEnv = faulttest.Env{
-	Server: func(t *testing.T, private bool) *testserver.Server {
-		// In the scenarios process (see TestFaults) nothing but the
-		// scenarios runs, one at a time, so the server they restart can
-		// be the shared one: an Azurite start costs 10-30 s here.
-		if private && os.Getenv(scenariosEnv) == "" {
-			return testserver.NewAzurite(t).Server
+	Server: func(t *testing.T, private bool) faulttest.Server {
+		if private {
+			return testserver.NewAzurite(t)
 		}
-		return testserver.Azurite(t).Server
+		return testserver.Azurite(t)
 	},
 	Open: func(t *testing.T, addr string) elector.Store { return newStore(t, addr) },
 	Write: func(ctx context.Context, s elector.Store, term elector.Term) error {
@@ -45,50 +40,17 @@ var faultEnv = faulttest.Env{
 		}
 		return tokens, nil
 	},
+	// Azurite saves its metadata database every 5 s, so a kill -9 loses
+	// acknowledged writes (the scenario's resource writes and the lease
+	// blob itself); Azure Storage does not, and the store's reaction to
+	// such a loss is tested in TestEmulatorKill9TokensStillGrow.
+	Skip: map[string]string{
+		"ServerKill9": "Azurite is not crash-durable: it saves its metadata every 5 s, so a kill -9 loses acknowledged writes; see TestEmulatorKill9TokensStillGrow",
+	},
 }
 
 func writesBlob(name string) string { return name + ".writes" }
 
-// scenariosEnv, set to a -test.run pattern, makes TestFaults run the
-// shared scenarios in this process instead of starting one that does.
-const scenariosEnv = "GATESIFT_AZBLOB_FAULT_SCENARIOS"
-
-// azuriteScenarios are the faulttest scenarios Azurite can pass. Left out:
-// ServerKill9. Azurite saves its metadata database every 5 s, so a kill -9
-// loses acknowledged writes (the scenario's resource writes and the lease
-// blob itself); Azure Storage does not, and the store's reaction to such a
-// loss is tested in TestEmulatorKill9TokensStillGrow.
-const azuriteScenarios = "^TestFaults$/^(ServerRestart|GracefulHandover|ConnectionCut|ConnectionStall|LeaderKill9|LeaderPauseResume)$"
-
-// TestFaults runs the shared fault scenarios but ServerKill9. faulttest.Run
-// has no way to leave a scenario out, so the test re-executes its binary
-// with a -test.run pattern that selects the others (faulttest's own child
-// processes for the leader scenarios are started from that process).
-func TestFaults(t *testing.T) {
-	if os.Getenv(scenariosEnv) != "" {
-		faulttest.Run(t, faultEnv)
-		return
-	}
-	testserver.AzuriteBinary(t) // skip, or fail when required, here too
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// -test.v always: the PASS lines below prove the scenarios ran.
-	cmd := exec.Command(exe, "-test.run="+azuriteScenarios, "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), scenariosEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if testing.Verbose() || err != nil {
-		t.Logf("scenarios process output:\n%s", out)
-	}
-	if err != nil {
-		t.Fatalf("fault scenarios failed: %v", err)
-	}
-	for _, sc := range []string{"ServerRestart", "GracefulHandover", "ConnectionCut", "ConnectionStall", "LeaderKill9", "LeaderPauseResume"} {
-		if !strings.Contains(string(out), "--- PASS: TestFaults/"+sc+" ") {
-			t.Errorf("scenario %s did not pass in the scenarios process", sc)
-		}
-	}
-}
+func TestFaults(t *testing.T) { faulttest.Run(t, faultEnv) }
 
 func TestFaultChild(t *testing.T) { faulttest.Child(t, faultEnv) }

@@ -2,13 +2,17 @@ package kubestore
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/testserver"
+	"github.com/gatesift/gatesift-vet/internal/testserver/faulttest"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +20,7 @@ import (
 )
 
 // faultTiming is a short consistent timing: a 2 s lease renewed every
-// 500 ms, so a fault test runs for seconds.
+// 500 ms. The benchmarks run with it.
 func faultTiming() elector.Timing {
 	return elector.Timing{
 		LeaseDuration: 2 * time.Second,
@@ -27,145 +31,114 @@ func faultTiming() elector.Timing {
 	}
 }
 
-// leaderTerm is one term as the work saw it.
-type leaderTerm struct {
-	lease elector.Lease
-	start time.Time
-	end   time.Time // when the leader context ended; zero while running
-	cause error
-}
-
-// terms records every term a candidate's work ran, in order.
-type terms struct {
-	mu      sync.Mutex
-	all     []*leaderTerm
-	changed chan struct{} // receives after every start and end
-}
-
-func newTerms() *terms { return &terms{changed: make(chan struct{}, 1)} }
-
-func (r *terms) notify() {
-	select {
-	case r.changed <- struct{}{}:
-	default:
-	}
-}
-
-// work holds the term until its context ends.
-func (r *terms) work(ctx context.Context, l elector.Lease) error {
-	lt := &leaderTerm{lease: l, start: time.Now()}
-	r.mu.Lock()
-	r.all = append(r.all, lt)
-	r.mu.Unlock()
-	r.notify()
-	<-ctx.Done()
-	r.mu.Lock()
-	lt.end, lt.cause = time.Now(), context.Cause(ctx)
-	r.mu.Unlock()
-	r.notify()
-	return nil
-}
-
-// wait polls cond, under the lock, until it holds or ctx ends.
-func (r *terms) wait(t *testing.T, ctx context.Context, what string, cond func(all []*leaderTerm) bool) {
-	t.Helper()
-	for {
-		r.mu.Lock()
-		ok := cond(r.all)
-		r.mu.Unlock()
-		if ok {
-			return
+// faultEnv runs the shared fault scenarios on a kube-apiserver (on etcd,
+// which keeps the Leases across an API server crash). The resource is a
+// Lease object, written by fencedWrite, that logs the token of every
+// write it accepted.
+var faultEnv = faulttest.Env{
+	Server: func(t *testing.T, private bool) faulttest.Server {
+		if private {
+			return testserver.NewKubeAPIServer(t, testserver.Etcd(t))
 		}
-		select {
-		case <-r.changed:
-		case <-time.After(50 * time.Millisecond):
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		return testserver.KubeAPIServerShared(t)
+	},
+	// A client needs the CA and a token besides the address; the child
+	// process gets them the same way.
+	Target: func(srv faulttest.Server, addr string) string {
+		k := srv.(*testserver.KubeAPIServer)
+		b, err := json.Marshal(faultTarget{Host: "https://" + addr, CA: string(k.CAData()), Token: k.AdminToken()})
+		if err != nil {
+			panic(err) // three strings always marshal
 		}
-	}
-}
-
-func (r *terms) snapshot() []leaderTerm {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]leaderTerm, len(r.all))
-	for i, lt := range r.all {
-		out[i] = *lt
-	}
-	return out
-}
-
-// runCandidate runs an elector candidate on s until the test ends.
-func runCandidate(t *testing.T, s elector.Store, name, id string) *terms {
-	t.Helper()
-	rec := newTerms()
-	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(faultTiming()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = c.Run(ctx, rec.work)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("candidate %s did not stop", id)
+		return string(b)
+	},
+	Open: func(t *testing.T, target string) elector.Store {
+		var ft faultTarget
+		if err := json.Unmarshal([]byte(target), &ft); err != nil {
+			t.Fatalf("fault target %q: %v", target, err)
 		}
-	})
-	return rec
+		c, err := coordclient.NewForConfig(restConfig(ft.Host, []byte(ft.CA), ft.Token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(c, "default")
+	},
+	Write: func(ctx context.Context, s elector.Store, term elector.Term) error {
+		err := fencedWrite(ctx, s.(*Store).leases, term.Name+"-resource", term.Token)
+		if errors.Is(err, elector.ErrStaleToken) {
+			return fmt.Errorf("%w: %w", elector.ErrLost, err)
+		}
+		return err
+	},
+	Written: func(ctx context.Context, s elector.Store, name string) ([]uint64, error) {
+		l, err := s.(*Store).leases.Get(ctx, name+"-resource", metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var tokens []uint64
+		for _, f := range strings.Fields(l.Annotations[resourceLog]) {
+			tok, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			tokens = append(tokens, tok)
+		}
+		return tokens, nil
+	},
 }
 
-// Resource annotations of the fenced resource the process tests write: a
-// Lease object standing in for any Kubernetes object a leader updates.
+// faultTarget is what Open needs to reach a kube-apiserver.
+type faultTarget struct {
+	Host, CA, Token string
+}
+
+func TestFaults(t *testing.T) { faulttest.Run(t, faultEnv) }
+
+func TestFaultChild(t *testing.T) { faulttest.Child(t, faultEnv) }
+
+// Annotations of the fenced resource the fault scenarios write: a Lease
+// object standing in for any Kubernetes object a leader updates.
 const (
-	resourceToken  = "test.gatesift.dev/token"
-	resourceWriter = "test.gatesift.dev/writer"
+	resourceToken = "test.gatesift.dev/token"  // the newest token admitted
+	resourceLog   = "test.gatesift.dev/writes" // every admitted token, in order
 )
 
 // fencedWrite is how a leader fences a write to a Kubernetes object by its
 // token: read the object, refuse when it already carries a newer token
-// (elector.CheckToken), else write token and data guarded by the
+// (elector.CheckToken), else write the token guarded by the
 // resourceVersion read, so a newer leader's write in between makes this one
-// conflict and check again. It returns the resourceVersion written.
-func fencedWrite(ctx context.Context, leases coordclient.LeaseInterface, name string, token uint64, writer string) (string, error) {
+// conflict and check again.
+func fencedWrite(ctx context.Context, leases coordclient.LeaseInterface, name string, token uint64) error {
 	for {
 		cur, err := leases.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			cur = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		} else if err != nil {
-			return "", err
+			return err
 		}
 		var latest uint64
 		if v := cur.Annotations[resourceToken]; v != "" {
 			if latest, err = strconv.ParseUint(v, 10, 64); err != nil {
-				return "", err
+				return err
 			}
 		}
 		if err := elector.CheckToken(latest, token); err != nil {
-			return "", err
+			return err
 		}
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[resourceToken] = strconv.FormatUint(token, 10)
-		cur.Annotations[resourceWriter] = fmt.Sprintf("%s %d", writer, token)
-		var got *coordinationv1.Lease
+		tok := strconv.FormatUint(token, 10)
+		cur.Annotations[resourceToken] = tok
+		cur.Annotations[resourceLog] = strings.TrimSpace(cur.Annotations[resourceLog] + " " + tok)
 		if cur.ResourceVersion == "" {
-			got, err = leases.Create(ctx, cur, metav1.CreateOptions{})
+			_, err = leases.Create(ctx, cur, metav1.CreateOptions{})
 		} else {
-			got, err = leases.Update(ctx, cur, metav1.UpdateOptions{})
+			_, err = leases.Update(ctx, cur, metav1.UpdateOptions{})
 		}
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		return got.ResourceVersion, nil
+		return err
 	}
 }

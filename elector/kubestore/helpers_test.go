@@ -3,7 +3,6 @@ package kubestore
 import (
 	"context"
 	"net"
-	"os"
 	"testing"
 	"time"
 
@@ -48,10 +47,4 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// newChildClient builds the client of a candidate process from the
-// environment its parent set.
-func newChildClient() (*coordclient.CoordinationV1Client, error) {
-	return coordclient.NewForConfig(restConfig(os.Getenv(hostEnv), []byte(os.Getenv(caEnv)), os.Getenv(tokenEnv)))
 }

@@ -18,7 +18,7 @@ import (
 // faultEnv runs the fault scenarios on postgres. The resource is a table
 // in the lease table's database, written with FencePredicate.
 var faultEnv = faulttest.Env{
-	Server: func(t *testing.T, private bool) *testserver.Server {
+	Server: func(t *testing.T, private bool) faulttest.Server {
 		if private {
 			return testserver.NewPostgres(t).Server
 		}

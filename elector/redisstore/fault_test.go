@@ -15,7 +15,7 @@ import (
 // appendfsync always: that persistence is what keeps the token counter
 // across a crash.
 var faultEnv = faulttest.Env{
-	Server: func(t *testing.T, private bool) *testserver.Server {
+	Server: func(t *testing.T, private bool) faulttest.Server {
 		if private {
 			return testserver.NewRedis(t, testserver.RedisOptions{AOF: true}).Server
 		}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,18 +22,19 @@ import (
 // the store package's ChildTest, with these variables set. The child
 // reports on stdout, one line per fact, prefixed with childTag.
 const (
-	childEnv     = "GATESIFT_FAULT_CHILD"
-	childAddrEnv = "GATESIFT_FAULT_ADDR"
-	childNameEnv = "GATESIFT_FAULT_LEASE"
-	childTag     = "faultchild:"
+	childEnv       = "GATESIFT_FAULT_CHILD"
+	childTargetEnv = "GATESIFT_FAULT_TARGET" // what Env.Open is given
+	childNameEnv   = "GATESIFT_FAULT_LEASE"
+	childTag       = "faultchild:"
 )
 
 // Child is the body of the store package's ChildTest. In a normal test run
 // it skips; in a child process it runs one candidate until stdin closes (the
 // parent is gone) or a minute passes. While it leads it writes at the
-// resource every 20 ms. When its leader context ends it makes one more
-// write with its now stale token (a write that was already under way when
-// the process was frozen), which the fence must reject.
+// resource every 20 ms and reports each result with its lease's deadline.
+// When its leader context ends it makes one more write with its now stale
+// token (a write that was already under way when the process was frozen),
+// which the fence must reject.
 func Child(t *testing.T, env Env) {
 	if os.Getenv(childEnv) != "1" {
 		t.Skip("runs only as the child process of the LeaderKill9 and LeaderPauseResume fault tests")
@@ -40,7 +42,7 @@ func Child(t *testing.T, env Env) {
 	say := func(format string, args ...any) {
 		fmt.Fprintf(os.Stdout, childTag+format+"\n", args...)
 	}
-	s := env.Open(t, os.Getenv(childAddrEnv))
+	s := env.Open(t, os.Getenv(childTargetEnv))
 	c, err := elector.New(s, os.Getenv(childNameEnv), elector.WithIdentity("child"), elector.WithTiming(timing))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,7 @@ func Child(t *testing.T, env Env) {
 		}
 	}
 	c.Run(ctx, func(ctx context.Context, l elector.Lease) error {
-		say("lead %d", l.Token())
+		say("lead %d %d", l.Token(), l.Deadline().UnixNano())
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -73,7 +75,10 @@ func Child(t *testing.T, env Env) {
 				say("late %d %s", l.Token(), write(l.Term()))
 				return nil
 			case <-tick.C:
-				say("write %d %s", l.Token(), write(l.Term()))
+				// With the deadline as it stands after the write, so the
+				// parent knows until when this term was surely live.
+				res := write(l.Term())
+				say("write %d %s %d", l.Token(), res, l.Deadline().UnixNano())
 			}
 		}
 	})
@@ -83,16 +88,20 @@ func Child(t *testing.T, env Env) {
 type child struct {
 	cmd   *exec.Cmd
 	lines chan string
+	done  chan struct{} // closed when its stdout has ended
+
+	mu       sync.Mutex
+	deadline time.Time // the latest lease deadline it reported
 }
 
-func startChild(t *testing.T, env Env, addr, name string) *child {
+func startChild(t *testing.T, env Env, target, name string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^"+env.ChildTest+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"=1", childAddrEnv+"="+addr, childNameEnv+"="+name)
+	cmd.Env = append(os.Environ(), childEnv+"=1", childTargetEnv+"="+target, childNameEnv+"="+name)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -106,12 +115,14 @@ func startChild(t *testing.T, env Env, addr, name string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, lines: make(chan string, 10000)}
+	c := &child{cmd: cmd, lines: make(chan string, 10000), done: make(chan struct{})}
 	go func() {
+		defer close(c.done)
 		defer close(c.lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if line, ok := strings.CutPrefix(sc.Text(), childTag); ok {
+				c.noteDeadline(strings.Fields(line))
 				c.lines <- line
 			}
 		}
@@ -145,6 +156,36 @@ func (c *child) wait(t *testing.T, verb string) []string {
 	}
 }
 
+// noteDeadline keeps the deadline a "lead" or "write" line reports.
+func (c *child) noteDeadline(f []string) {
+	var i int
+	switch {
+	case len(f) == 3 && f[0] == "lead":
+		i = 2
+	case len(f) == 4 && f[0] == "write":
+		i = 3
+	default:
+		return
+	}
+	ns, err := strconv.ParseInt(f[i], 10, 64)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	if d := time.Unix(0, ns); d.After(c.deadline) {
+		c.deadline = d
+	}
+	c.mu.Unlock()
+}
+
+// lastDeadline is the latest deadline the child reported: its term was
+// live by its own clock until then.
+func (c *child) lastDeadline() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadline
+}
+
 func parseToken(t *testing.T, f []string) uint64 {
 	t.Helper()
 	tok, err := strconv.ParseUint(f[1], 10, 64)
@@ -155,19 +196,26 @@ func parseToken(t *testing.T, f []string) uint64 {
 }
 
 // testLeaderProcess: a leader in another process is killed with SIGKILL, or
-// frozen with SIGSTOP past its lease and then resumed. The standby in this
-// process takes over with a larger token. A resumed leader's write with
-// its stale token is rejected by the fence at the resource, and the
-// resource never applies an older term's write after a newer one's.
+// frozen with SIGSTOP past its lease and then resumed. While it leads the
+// standby in this process stands by; after the signal the standby takes
+// over with a larger token, and only after the deadline the leader last
+// reported. A resumed leader's write with its stale token is rejected by
+// the fence at the resource, and the resource never applies an older
+// term's write after a newer one's.
 func testLeaderProcess(t *testing.T, env Env, pause bool) {
 	srv := env.Server(t, false)
-	g := newGroup(t)
-	ch := startChild(t, env, srv.Addr(), g.name)
+	g := NewGroup(t, env)
+	ch := startChild(t, env, target(env, srv, srv.Addr()), g.name)
 	old := parseToken(t, ch.wait(t, "lead"))
 	if f := ch.wait(t, "write"); f[2] != "ok" {
 		t.Fatalf("child leader's first write: %v", f)
 	}
-	g.start("b", env.Open(t, srv.Addr()), env)
+	g.Start("b", open(t, env, srv, srv.Addr()))
+	// A few of the child's renews and the standby's attempts.
+	time.Sleep(2 * timing.RenewInterval)
+	if who, tok, ok := g.Leader(); ok {
+		t.Fatalf("%s leads (token %d) while the child leader (token %d) is alive", who, tok, old)
+	}
 
 	sig := syscall.SIGKILL
 	if pause {
@@ -177,12 +225,28 @@ func testLeaderProcess(t *testing.T, env Env, pause bool) {
 	if err := ch.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	next := g.wait("the standby to take over", leads)
-	if next.token <= old {
-		t.Fatalf("standby's token %d; want > %d, the frozen or killed leader's", next.token, old)
+	next := g.Wait("the standby to take over", Leads)
+	if next.Token <= old {
+		t.Fatalf("standby's token %d; want > %d, the frozen or killed leader's", next.Token, old)
 	}
-	t.Logf("standby took over %v after the leader was signalled %v", next.at.Sub(stopped).Round(time.Millisecond), sig)
-	g.wait("a write by the new leader", func(e event) bool { return e.kind == "write" && e.token == next.token && e.cause == nil })
+	if !pause {
+		// Every line the killed child wrote has been read.
+		select {
+		case <-ch.done:
+		case <-time.After(scenarioLimit):
+			t.Fatal("the killed child's output did not end")
+		}
+	}
+	// The store must not grant the term while the old leader may still
+	// act on it: its deadline comes before the lease runs out.
+	if dl := ch.lastDeadline(); !next.At.After(dl) {
+		t.Fatalf("standby led at %v, before the deadline %v the signalled leader (token %d) last reported: two leaders at once",
+			next.At.Format("15:04:05.000"), dl.Format("15:04:05.000"), old)
+	}
+	t.Logf("standby took over %v after the leader was signalled %v, %v after its last reported deadline",
+		next.At.Sub(stopped).Round(time.Millisecond), sig, next.At.Sub(ch.lastDeadline()).Round(time.Millisecond))
+	g.Wait("a write by the new leader", wroteOK(next.Token))
+	checkRead(t, open(t, env, srv, srv.Addr()), g.name, "b", next.Token)
 	if pause {
 		if err := ch.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
@@ -195,5 +259,5 @@ func testLeaderProcess(t *testing.T, env Env, pause bool) {
 		// the order check below catches a stale write that landed.
 		time.Sleep(4 * timing.RetryInterval)
 	}
-	checkWritten(t, env, env.Open(t, srv.Addr()), g.name, old, next.token)
+	checkWritten(t, env, open(t, env, srv, srv.Addr()), g.name, old, next.Token)
 }
