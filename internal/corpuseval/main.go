@@ -41,7 +41,7 @@ func main() {
 	prepareOnly := flag.Bool("prepare-only", false, "download and prepare the modules, analyze nothing")
 	perf := flag.Bool("perf", false, "measure wall time, CPU and peak RSS of gatesift-vet, go vet -vettool and go vet on -perf-modules instead of evaluating cases")
 	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
-	perfPattern := flag.String("perf-pattern", "./...", "package pattern for -perf")
+	perfPattern := flag.String("perf-pattern", "./...", "comma-separated package patterns for -perf, each measured on its own (growing patterns show how cost grows with the package count)")
 	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
 	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
 	flag.Parse()
@@ -102,7 +102,7 @@ func main() {
 		rep.Tool = *tool
 	}
 	if *perf {
-		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), *perfPattern, *perfWarm, *timeout, logf); err != nil {
+		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), splitList(*perfPattern), *perfWarm, *timeout, logf); err != nil {
 			fatalf("%v", err)
 		}
 		return

@@ -34,6 +34,8 @@ const defaultPerfModules = "k8s.io/client-go@v0.34.1,miniflux.app/v2@v2.3.3"
 // perfResult is one measured command.
 type perfResult struct {
 	Module   string
+	Pattern  string
+	Packages int // packages the pattern matches (tests not counted)
 	Label    string
 	Wall     time.Duration
 	CPU      time.Duration // user + system, of the command and all its waited-for descendants
@@ -85,8 +87,11 @@ func measure(ctx context.Context, timeout time.Duration, dir, warm string, argv 
 }
 
 // runPerf prepares each module, then measures the three commands on
-// `pattern` inside it, and prints the figures and the ratios to plain go vet.
-func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []string, pattern string, warm bool, timeout time.Duration, logf func(string, ...any)) error {
+// each of `patterns` inside it, and prints the figures and the ratios to
+// plain go vet on the same pattern. Several patterns of growing size show
+// how the cost grows with the number of packages; with warm, one cache
+// warmed for all of them serves every run.
+func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules, patterns []string, warm bool, timeout time.Duration, logf func(string, ...any)) error {
 	var all []perfResult
 	for _, mod := range modules {
 		dir, err := prepareModule(ctx, workdir, mod, timeout, logf)
@@ -95,46 +100,63 @@ func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules []s
 		}
 		warmCache := ""
 		if warm {
-			if warmCache, err = warmUp(ctx, dir, pattern, timeout, logf); err != nil {
+			if warmCache, err = warmUp(ctx, dir, patterns, timeout, logf); err != nil {
 				return err
 			}
 			defer os.RemoveAll(warmCache)
 		}
-		cmds := []struct {
-			label string
-			argv  []string
-		}{
-			{"gatesift-vet " + pattern, []string{tool, pattern}},
-			{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tool, pattern}},
-			{"go vet " + pattern, []string{"go", "vet", pattern}},
-		}
-		for _, c := range cmds {
-			logf("perf: %s in %s", c.label, mod)
-			r, err := measure(ctx, timeout, dir, warmCache, c.argv)
-			r.Module, r.Label = mod, c.label
+		for _, pattern := range patterns {
+			n, err := countPackages(ctx, dir, pattern)
 			if err != nil {
-				// A timeout is a result too (on a loaded machine a fresh-cache
-				// go vet of client-go can exceed it); record it and go on.
-				logf("perf: %s: %v", c.label, err)
-				r.Err = err.Error()
-				all = append(all, r)
-				continue
+				return err
 			}
-			logf("perf: %s: wall %s cpu %s maxrss %d MB exit %d", c.label, r.Wall.Round(time.Millisecond),
-				r.CPU.Round(time.Millisecond), r.MaxRSSKB/1024, r.ExitCode)
-			if r.ExitCode != 0 {
-				logf("perf: stderr tail: %s", tail(r.Stderr, 600))
+			rs := measurePattern(ctx, dir, warmCache, tool, pattern, timeout, logf)
+			for i := range rs {
+				rs[i].Module, rs[i].Pattern, rs[i].Packages = mod, pattern, n
 			}
-			all = append(all, r)
+			all = append(all, rs...)
 		}
 	}
 	printPerf(w, all)
 	return nil
 }
 
+// measurePattern runs the three commands on one pattern.
+func measurePattern(ctx context.Context, dir, warmCache, tool, pattern string, timeout time.Duration, logf func(string, ...any)) []perfResult {
+	var all []perfResult
+	cmds := []struct {
+		label string
+		argv  []string
+	}{
+		{"gatesift-vet " + pattern, []string{tool, pattern}},
+		{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tool, pattern}},
+		{"go vet " + pattern, []string{"go", "vet", pattern}},
+	}
+	for _, c := range cmds {
+		logf("perf: %s in %s", c.label, dir)
+		r, err := measure(ctx, timeout, dir, warmCache, c.argv)
+		r.Label = c.label
+		if err != nil {
+			// A timeout is a result too (on a loaded machine a fresh-cache
+			// go vet of client-go can exceed it); record it and go on.
+			logf("perf: %s: %v", c.label, err)
+			r.Err = err.Error()
+			all = append(all, r)
+			continue
+		}
+		logf("perf: %s: wall %s cpu %s maxrss %d MB exit %d", c.label, r.Wall.Round(time.Millisecond),
+			r.CPU.Round(time.Millisecond), r.MaxRSSKB/1024, r.ExitCode)
+		if r.ExitCode != 0 {
+			logf("perf: stderr tail: %s", tail(r.Stderr, 600))
+		}
+		all = append(all, r)
+	}
+	return all
+}
+
 // warmUp fills a new GOCACHE with the export data of every package the
 // pattern and its tests need, and returns its directory.
-func warmUp(ctx context.Context, dir, pattern string, timeout time.Duration, logf func(string, ...any)) (string, error) {
+func warmUp(ctx context.Context, dir string, patterns []string, timeout time.Duration, logf func(string, ...any)) (string, error) {
 	cache, err := os.MkdirTemp("", "perf-warm-")
 	if err != nil {
 		return "", err
@@ -142,7 +164,7 @@ func warmUp(ctx context.Context, dir, pattern string, timeout time.Duration, log
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "list", "-export", "-deps", "-test", "-f", "{{.ImportPath}}", pattern)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-export", "-deps", "-test", "-f", "{{.ImportPath}}"}, patterns...)...)
 	cmd.Dir = dir
 	cmd.Env = append(goEnv(), "GOCACHE="+cache)
 	cmd.Stdout = io.Discard
@@ -156,13 +178,25 @@ func warmUp(ctx context.Context, dir, pattern string, timeout time.Duration, log
 	return cache, nil
 }
 
+// countPackages is the number of packages pattern matches.
+func countPackages(ctx context.Context, dir, pattern string) (int, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}}", pattern)
+	cmd.Dir = dir
+	cmd.Env = goEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("go list %s: %v", pattern, err)
+	}
+	return len(strings.Fields(string(out))), nil
+}
+
 func printPerf(w io.Writer, rs []perfResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "module\tcommand\twall s\tcpu s\tmax RSS MB\texit\twall/vet\tcpu/vet\tRSS/vet\t")
+	fmt.Fprintln(tw, "module\tpackages\tcommand\twall s\tcpu s\tmax RSS MB\texit\twall/vet\tcpu/vet\tRSS/vet\t")
 	for _, r := range rs {
 		var base *perfResult
 		for i := range rs {
-			if rs[i].Module == r.Module && strings.HasPrefix(rs[i].Label, "go vet ") && !strings.Contains(rs[i].Label, "-vettool") {
+			if rs[i].Module == r.Module && rs[i].Pattern == r.Pattern && strings.HasPrefix(rs[i].Label, "go vet ") && !strings.Contains(rs[i].Label, "-vettool") {
 				base = &rs[i]
 			}
 		}
@@ -181,10 +215,10 @@ func printPerf(w io.Writer, rs []perfResult) {
 			ratios = []string{"n/a", "n/a", "n/a"}
 		}
 		if r.Err != "" {
-			fmt.Fprintf(tw, "%s\t%s\t>%.1f\t-\t-\t-\t%s\t\n", r.Module, r.Label, r.Wall.Seconds(), strings.Join(ratios, "\t"))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t>%.1f\t-\t-\t-\t%s\t\n", r.Module, r.Packages, r.Label, r.Wall.Seconds(), strings.Join(ratios, "\t"))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%d\t%d\t%s\t\n", r.Module, r.Label,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.1f\t%d\t%d\t%s\t\n", r.Module, r.Packages, r.Label,
 			r.Wall.Seconds(), r.CPU.Seconds(), r.MaxRSSKB/1024, r.ExitCode, strings.Join(ratios, "\t"))
 	}
 	tw.Flush()
