@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/storetest"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 	"github.com/gatesift/gatesift-vet/internal/testserver/faulttest"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -80,6 +82,26 @@ func writtenTokens(ctx context.Context, s elector.Store, name string) ([]uint64,
 		}
 	}
 	return tokens, nil
+}
+
+// TestWrittenTokensRefusesWriteAfterNewerTerm shows that writtenTokens'
+// own check can fail: a write of token 1 that etcd applied at a revision
+// at or after 2, where token 2's term began, is refused although the
+// tokens are in order.
+func TestWrittenTokensRefusesWriteAfterNewerTerm(t *testing.T) {
+	e := testserver.Etcd(t)
+	c := newClient(t, e.Endpoint())
+	ctx := testCtx(t, 10*time.Second)
+	name := storetest.LeaseName(t)
+	for i, tok := range []string{"1", "2"} {
+		if _, err := c.Put(ctx, fmt.Sprintf("%s%s/w%d", writesPrefix, name, i), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := writtenTokens(ctx, New(c), name)
+	if err == nil || !strings.Contains(err.Error(), "after the term of token 2 began") {
+		t.Fatalf("writtenTokens = %v, %v; want the write of token 1 refused", got, err)
+	}
 }
 
 func TestFaults(t *testing.T) { faulttest.Run(t, faultEnv) }
