@@ -175,6 +175,33 @@ func checkWritten(t *testing.T, env Env, s elector.Store, name string, want ...u
 	}
 }
 
+// startPair starts candidate a, reaching srv at addrA, and once it leads
+// and has written, the standby b, reaching srv directly. It returns a's
+// first lead and the function that stops a.
+func startPair(t *testing.T, env Env, g *Group, srv Server, addrA string) (Event, func()) {
+	t.Helper()
+	stopA := g.Start("a", open(t, env, srv, addrA))
+	first := g.Wait("first leader", Leads)
+	g.Start("b", open(t, env, srv, srv.Addr()))
+	g.Wait("a write by the first leader", wroteOK(first.Token))
+	return first, stopA
+}
+
+// handover waits for the leader context of token leader to end, with
+// cause, and then for b to lead with a larger token.
+func handover(t *testing.T, g *Group, leader uint64, cause error) (end, next Event) {
+	t.Helper()
+	end = g.Wait("the leader's context to end", func(e Event) bool { return e.Kind == End && e.Token == leader })
+	if !errors.Is(end.Cause, cause) {
+		t.Errorf("leader context ended with %v; want %v", end.Cause, cause)
+	}
+	next = g.Wait("the standby to take over", Leads)
+	if next.Who != "b" || next.Token <= leader {
+		t.Fatalf("took over: %s token %d; want b with a token > %d", next.Who, next.Token, leader)
+	}
+	return end, next
+}
+
 // testServerOutage: the server goes away for longer than a lease (a clean
 // stop, or SIGKILL of the whole server) and comes back on the same port and
 // data. The leader's context must end by its own deadline, during the
@@ -185,10 +212,7 @@ func testServerOutage(t *testing.T, env Env, srv Server, kill bool) {
 		t.Fatal("the private server is not running; the previous scenario failed to bring it back")
 	}
 	g := NewGroup(t, env)
-	g.Start("a", open(t, env, srv, srv.Addr()))
-	first := g.Wait("first leader", Leads)
-	g.Start("b", open(t, env, srv, srv.Addr()))
-	g.Wait("a write by the first leader", wroteOK(first.Token))
+	first, _ := startPair(t, env, g, srv, srv.Addr())
 
 	_, leader := g.leaderBeforeFault("")
 	g.Tracef("server going down (kill %v)", kill)
@@ -234,22 +258,12 @@ func testPartition(t *testing.T, env Env, fault func(*testserver.Proxy)) {
 	srv := env.Server(t, false)
 	proxy := testserver.NewProxy(t, srv.Addr())
 	g := NewGroup(t, env)
-	g.Start("a", open(t, env, srv, proxy.Addr()))
-	first := g.Wait("first leader", Leads)
-	g.Start("b", open(t, env, srv, srv.Addr()))
-	g.Wait("a write by the first leader", wroteOK(first.Token))
+	first, _ := startPair(t, env, g, srv, proxy.Addr())
 
 	_, leader := g.leaderBeforeFault("a")
 	g.Tracef("fault on the proxy")
 	fault(proxy)
-	end := g.Wait("the cut-off leader's context to end", func(e Event) bool { return e.Kind == End && e.Token == leader })
-	if !errors.Is(end.Cause, elector.ErrDeadlinePassed) {
-		t.Errorf("cut-off leader's context ended with %v; want ErrDeadlinePassed", end.Cause)
-	}
-	next := g.Wait("the standby to take over", Leads)
-	if next.Who != "b" || next.Token <= leader {
-		t.Fatalf("took over: %s token %d; want b with a token > %d", next.Who, next.Token, leader)
-	}
+	end, next := handover(t, g, leader, elector.ErrDeadlinePassed)
 	if !end.At.Before(next.At) {
 		t.Fatalf("old leader's context ended at %v, after the new leader started at %v", end.At, next.At)
 	}
@@ -268,23 +282,13 @@ func testPartition(t *testing.T, env Env, fault func(*testserver.Proxy)) {
 func testGracefulHandover(t *testing.T, env Env) {
 	srv := env.Server(t, false)
 	g := NewGroup(t, env)
-	stopA := g.Start("a", open(t, env, srv, srv.Addr()))
-	first := g.Wait("first leader", Leads)
-	g.Start("b", open(t, env, srv, srv.Addr()))
-	g.Wait("a write by the first leader", wroteOK(first.Token))
+	first, stopA := startPair(t, env, g, srv, srv.Addr())
 
 	_, leader := g.leaderBeforeFault("a")
 	g.Tracef("stopping a")
 	stopped := time.Now()
 	stopA()
-	end := g.Wait("the leader's context to end", func(e Event) bool { return e.Kind == End && e.Token == leader })
-	if !errors.Is(end.Cause, context.Canceled) {
-		t.Errorf("leader context ended with %v; want context.Canceled (a shutdown)", end.Cause)
-	}
-	next := g.Wait("the standby to take over", Leads)
-	if next.Who != "b" || next.Token <= leader {
-		t.Fatalf("took over: %s token %d; want b with a token > %d", next.Who, next.Token, leader)
-	}
+	_, next := handover(t, g, leader, context.Canceled)
 	// Logged, not asserted: speed is measured in the stores' benchmarks.
 	t.Logf("standby took over %v after the leader was stopped (lease %v)", next.At.Sub(stopped).Round(time.Millisecond), timing.LeaseDuration)
 	g.Wait("a write by the new leader", wroteOK(next.Token))
