@@ -27,15 +27,8 @@ func PathTo(root ast.Node, target ast.Node) []ast.Node {
 // target and the index of the statement that contains it.
 func EnclosingBlock(path []ast.Node) ([]ast.Stmt, int) {
 	for i := len(path) - 2; i >= 0; i-- {
-		var list []ast.Stmt
-		switch b := path[i].(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		default:
+		list, ok := StmtList(path[i])
+		if !ok {
 			continue
 		}
 		for j, st := range list {
@@ -45,6 +38,20 @@ func EnclosingBlock(path []ast.Node) ([]ast.Stmt, int) {
 		}
 	}
 	return nil, 0
+}
+
+// StmtList returns the statements n holds directly when n is a block, a
+// case clause or a select clause.
+func StmtList(n ast.Node) ([]ast.Stmt, bool) {
+	switch b := n.(type) {
+	case *ast.BlockStmt:
+		return b.List, true
+	case *ast.CaseClause:
+		return b.Body, true
+	case *ast.CommClause:
+		return b.Body, true
+	}
+	return nil, false
 }
 
 // Inside reports whether n lies within outer.

@@ -481,15 +481,8 @@ func inFailureBranch(info *types.Info, body *ast.BlockStmt, acq, brk *lockfacts.
 	// block: the break runs only when the acquire failed
 	path := lockfacts.PathTo(body, brk.Call)
 	for i, n := range path {
-		var list []ast.Stmt
-		switch b := n.(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		default:
+		list, ok := lockfacts.StmtList(n)
+		if !ok {
 			continue
 		}
 		for _, st := range list {
