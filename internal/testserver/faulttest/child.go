@@ -198,10 +198,10 @@ func parseToken(t *testing.T, f []string) uint64 {
 // testLeaderProcess: a leader in another process is killed with SIGKILL, or
 // frozen with SIGSTOP past its lease and then resumed. While it leads the
 // standby in this process stands by; after the signal the standby takes
-// over with a larger token, and only after the deadline the leader last
-// reported. A resumed leader's write with its stale token is rejected by
-// the fence at the resource, and the resource never applies an older
-// term's write after a newer one's.
+// over with a larger token, and only once the leader's lease ran out. A
+// resumed leader's write with its stale token is rejected by the fence at
+// the resource, and the resource never applies an older term's write after
+// a newer one's.
 func testLeaderProcess(t *testing.T, env Env, pause bool) {
 	srv := env.Server(t, false)
 	g := NewGroup(t, env)
@@ -237,14 +237,21 @@ func testLeaderProcess(t *testing.T, env Env, pause bool) {
 			t.Fatal("the killed child's output did not end")
 		}
 	}
-	// The store must not grant the term while the old leader may still
-	// act on it: its deadline comes before the lease runs out.
-	if dl := ch.lastDeadline(); !next.At.After(dl) {
-		t.Fatalf("standby led at %v, before the deadline %v the signalled leader (token %d) last reported: two leaders at once",
-			next.At.Format("15:04:05.000"), dl.Format("15:04:05.000"), old)
+	// The store must not grant the term before the old leader's lease ran
+	// out: a full lease after its last renew was sent (its reported
+	// deadline minus the safe window), less the clock drift the timing
+	// allows the store. The deadline, when the old leader's own context
+	// ends, comes before that.
+	if ch.lastDeadline().IsZero() {
+		t.Fatal("the child reported no lease deadline")
 	}
-	t.Logf("standby took over %v after the leader was signalled %v, %v after its last reported deadline",
-		next.At.Sub(stopped).Round(time.Millisecond), sig, next.At.Sub(ch.lastDeadline()).Round(time.Millisecond))
+	lastSent := ch.lastDeadline().Add(-timing.SafeWindow())
+	if after := next.At.Sub(lastSent); after < timing.LeaseDuration-timing.DriftBound {
+		t.Fatalf("standby led %v after the signalled leader (token %d) last renewed; want at least the lease %v less the drift bound %v: two leaders at once",
+			after.Round(time.Millisecond), old, timing.LeaseDuration, timing.DriftBound)
+	}
+	t.Logf("standby took over %v after the leader was signalled %v, %v after its last renew was sent",
+		next.At.Sub(stopped).Round(time.Millisecond), sig, next.At.Sub(lastSent).Round(time.Millisecond))
 	g.Wait("a write by the new leader", wroteOK(next.Token))
 	checkRead(t, open(t, env, srv, srv.Addr()), g.name, "b", next.Token)
 	if pause {
