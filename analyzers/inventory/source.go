@@ -74,12 +74,13 @@ type site struct {
 // them), sorted by position.
 func Of(src Source, opts Options) []Entry {
 	out := Build(src.Fset, src.Path, src.Jobs, opts)
+	pos := positioner(src.Fset, opts.BaseDir)
+	markCompeting(src.Findings, out, pos)
 	if src.Info == nil || src.KB == nil {
 		return out
 	}
 	sites := append(locks(src), elections(src)...)
 	sites = attach(src, sites)
-	pos := positioner(src.Fset, opts.BaseDir)
 	for _, s := range sites {
 		e := s.entry
 		e.Kind = s.kind
@@ -93,6 +94,39 @@ func Of(src Source, opts Options) []Entry {
 	}
 	slices.SortStableFunc(out, compareSites)
 	return out
+}
+
+// markCompeting adds LE2001 to the jobs it reports. The report sits on one
+// scheduler site and names the other scheduler as related information, so
+// both jobs carry it: each is half of the race. A job LE1001 and LE1002
+// leave alone becomes a finding by LE2001.
+func markCompeting(findings []Diagnostic, jobs []Entry, pos func(token.Pos) Position) {
+	const id = "LE2001"
+	title := id
+	if r, ok := signals.Lookup(id); ok {
+		title = id + ": " + r.Title
+	}
+	for _, f := range findings {
+		if f.Rule != id {
+			continue
+		}
+		at := map[Position]bool{pos(f.Pos): true}
+		for _, p := range f.Related {
+			at[pos(p)] = true
+		}
+		for i := range jobs {
+			e := &jobs[i]
+			if e.Kind != KindJob || !at[e.Site] || slices.Contains(e.Rules, id) {
+				continue
+			}
+			if e.Verdict != Finding {
+				e.Verdict, e.Rule, e.Reason = Finding, id, title
+			} else {
+				e.Reason += "; " + title
+			}
+			e.Rules = slices.Sorted(slices.Values(append(e.Rules, id)))
+		}
+	}
 }
 
 func compareSites(a, b Entry) int {
