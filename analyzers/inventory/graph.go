@@ -17,7 +17,7 @@ import (
 
 // FromGraph lists the jobs, locks and leader elections of the root packages
 // of a checker run, with the verdicts the rules reach: jobs as LE1001 and
-// LE1002 decide, locks and elections from the diagnostics the LE3xxx and
+// LE1002 decide (plus LE2001's reports on them), locks and elections from the diagnostics the LE3xxx and
 // LE4xxx rules produced in the same run (suppressed ones included), so the
 // inventory and the findings cannot disagree. jobs.Analyzer must be a root
 // of the run (the checker keeps only root results); packages without its

@@ -101,7 +101,7 @@ type Entry struct {
 
 	Verdict Verdict `json:"verdict"`
 	// Rule is the rule reporting a Finding (the lowest ID when several do:
-	// LE1001, LE1002 for jobs; LE3001, LE3002, LE3004 for locks; LE4001,
+	// LE1001, LE1002, LE2001 for jobs; LE3001, LE3002, LE3004 for locks; LE4001,
 	// LE4002 for elections); Rules lists them all.
 	Rule   string   `json:"rule,omitempty"`
 	Rules  []string `json:"rules,omitempty"`
