@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,9 @@ type Site struct {
 	ID        string   // "pkgpath file.go:line", unique
 	Desc      string   // "time.Tick every 1m0s in cleanupLoop"
 	Resources []string // shared resources it writes
+	// Kinds are the effect kinds it has on each resource (insert, update,
+	// delete, increment, ...).
+	Kinds map[string][]string
 	// Starters are the functions (types.Func.FullName) whose call starts
 	// the site, in the package that exported the fact.
 	Starters []string
@@ -65,7 +69,7 @@ func run(p *rule.Pass) error {
 		if !j.Singleton(strict) {
 			continue
 		}
-		resources := resourcesOf(j, strict)
+		resources, kinds := resourcesOf(j, strict)
 		if len(resources) == 0 {
 			continue
 		}
@@ -74,6 +78,7 @@ func run(p *rule.Pass) error {
 			ID:        fmt.Sprintf("%s %s:%d", p.Pkg.Path(), baseName(pos.Filename), pos.Line),
 			Desc:      j.SiteName + scheduleText(j) + " in " + funcName(j),
 			Resources: resources,
+			Kinds:     kinds,
 		}
 		if fn := starter(p, j); fn != "" {
 			s.Starters = []string{fn}
@@ -136,7 +141,7 @@ func reportPairs(p *rule.Pass, all []placed, seenTogether map[[2]string]bool) {
 			if a.job == nil && b.job == nil && a.node == b.node {
 				continue // one call starts both: that package reports them
 			}
-			shared := common(a.site.Resources, b.site.Resources)
+			shared := conflicting(a.site, b.site)
 			if shared == "" {
 				continue
 			}
@@ -250,27 +255,52 @@ func startCalls(p *rule.Pass, sites []Site) map[string]*startCall {
 	return out
 }
 
-// resourcesOf lists the resources the job writes, from constant evidence.
-func resourcesOf(j *jobs.Job, strict bool) []string {
+// resourcesOf lists the resources the job writes, from constant evidence,
+// and the effect kinds it has on each.
+func resourcesOf(j *jobs.Job, strict bool) ([]string, map[string][]string) {
 	var out []string
+	kinds := map[string][]string{}
 	for _, e := range j.Shared(strict) {
 		if e.Resource != "" && !strings.HasPrefix(e.Resource, "HTTP ") && e.Resource != "task queue (Redis)" {
 			out = appendUnique(out, e.Resource)
+			kinds[e.Resource] = appendUnique(kinds[e.Resource], e.Kind)
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, kinds
 }
 
-func common(a, b []string) string {
-	for _, x := range a {
-		for _, y := range b {
-			if x == y {
-				return x
-			}
+// commuting are the effect kinds that give the same result in any order
+// when every write to a resource is of that one kind: deleting rows, or
+// adding to a counter. Two schedulers that only delete from a table, or
+// only increment it, cannot interleave badly.
+var commuting = map[string]bool{"delete": true, "increment": true}
+
+// conflicting returns the first resource both sites write where the order
+// of their writes can matter, or "".
+func conflicting(a, b Site) string {
+	for _, x := range a.Resources {
+		if !slices.Contains(b.Resources, x) {
+			continue
 		}
+		if a.Kinds == nil || b.Kinds == nil {
+			return x // no kinds recorded: assume they conflict
+		}
+		all := appendUniqueAll(a.Kinds[x], b.Kinds[x])
+		if len(all) == 1 && commuting[all[0]] {
+			continue
+		}
+		return x
 	}
 	return ""
+}
+
+func appendUniqueAll(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		out = appendUnique(out, s)
+	}
+	return out
 }
 
 // starter is the function whose call starts the site: the function

@@ -20,5 +20,7 @@
 // order, or, when a site lives in an imported package, at the call in the
 // importing package that starts it. Related information points at the other
 // site and the shared resource. Pairs where both jobs are coordinated,
-// per-replica or consumers are not reported.
+// per-replica or consumers are not reported, nor pairs whose writes to the
+// shared resource commute: both only delete from it, or both only
+// increment it, so the order they land in does not change the result.
 package competingschedulers
