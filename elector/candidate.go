@@ -86,6 +86,9 @@ func New(store Store, name string, opts ...Option) (*Candidate, error) {
 	if err := c.timing.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkLeaseBounds(store, c.timing); err != nil {
+		return nil, err
+	}
 	if c.registerer != nil {
 		m, err := newMetrics(c, c.registerer)
 		if err != nil {

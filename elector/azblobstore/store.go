@@ -48,6 +48,14 @@ func (s *Store) EnsureContainer(ctx context.Context) error {
 	return nil
 }
 
+// LeaseBounds reports Azure's limits on a fixed lease, so elector.New
+// rejects a Timing whose lease duration exceeds 60 s (elector.LeaseBounder).
+// Shorter leases are rounded up to 15 s; the store's own expiry in the
+// blob's metadata still ends the term at the requested duration.
+func (s *Store) LeaseBounds() (min, max time.Duration) {
+	return MinLeaseDuration, MaxLeaseDuration
+}
+
 // LeaseID is the Azure lease ID a holder proposes: a UUID (version 5
 // layout) derived from the holder identity, so the same holder restarted
 // proposes the same ID and can reclaim its live lease at once.

@@ -297,3 +297,22 @@ func TestAppendFencedRefusesEndedTerm(t *testing.T) {
 		t.Fatalf("resource = %q; want the two current terms' writes only", body)
 	}
 }
+
+// TestElectorRejectsLeaseAboveAzureMaximum: elector.New refuses a timing
+// whose lease exceeds Azure's 60 s fixed lease, before any request.
+func TestElectorRejectsLeaseAboveAzureMaximum(t *testing.T) {
+	var _ elector.LeaseBounder = (*Store)(nil)
+	s := New(nil) // New makes no request; the candidate is never run
+	tm := elector.Timing{LeaseDuration: 90 * time.Second, RenewInterval: 30 * time.Second,
+		RetryInterval: 5 * time.Second, DriftBound: 2 * time.Second, StopBudget: 2 * time.Second}
+	if err := tm.Validate(); err != nil {
+		t.Fatalf("timing invalid on its own: %v", err)
+	}
+	if _, err := elector.New(s, "too-long", elector.WithTiming(tm)); err == nil {
+		t.Fatal("elector.New accepted a 90 s lease on Azure Blob leases")
+	}
+	tm.LeaseDuration, tm.RenewInterval = 60*time.Second, 20*time.Second
+	if _, err := elector.New(s, "max", elector.WithTiming(tm)); err != nil {
+		t.Errorf("elector.New refused a 60 s lease: %v", err)
+	}
+}
