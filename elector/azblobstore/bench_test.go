@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
@@ -31,21 +31,6 @@ const (
 	benchTTL     = 2 * time.Second
 	pollInterval = 250 * time.Millisecond
 )
-
-func reportPercentiles(b *testing.B, ds []time.Duration, suffix string) {
-	b.Helper()
-	if len(ds) == 0 {
-		return
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	pct := func(p float64) float64 {
-		i := int(float64(len(s))*p+0.999999) - 1
-		return float64(s[max(0, min(i, len(s)-1))]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(pct(0.50), "p50"+suffix+"-ms")
-	b.ReportMetric(pct(0.99), "p99"+suffix+"-ms")
-}
 
 // poll acquires name for holder, retrying every pollInterval while it is
 // held, and returns when it got it.
@@ -109,7 +94,7 @@ func BenchmarkHandover(b *testing.B) {
 		}
 		ds = append(ds, r.at.Sub(start))
 	}
-	reportPercentiles(b, ds, "")
+	electorbench.Report(b, ds, "", 0)
 }
 
 // BenchmarkFailover: the leader renews every ttl/3 and stops at a random
@@ -145,23 +130,12 @@ func BenchmarkFailover(b *testing.B) {
 		ds = append(ds, r.at.Sub(stopped))
 		sinceAck = append(sinceAck, r.at.Sub(lastAck))
 	}
-	reportPercentiles(b, ds, "")
-	reportPercentiles(b, sinceAck, "-after-last-renew")
+	electorbench.Report(b, ds, "", 0)
+	electorbench.Report(b, sinceAck, "-after-last-renew", 0)
 }
 
 // BenchmarkRenew measures the leader's steady-state cost: three round
 // trips (read, RenewLease, metadata write).
 func BenchmarkRenew(b *testing.B) {
-	az := testserver.Azurite(b)
-	s := newStore(b, az.Addr())
-	ctx := context.Background()
-	term, err := s.Acquire(ctx, benchName(), "a", time.Minute)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if err := s.Renew(ctx, term, time.Minute); err != nil {
-			b.Fatal(err)
-		}
-	}
+	electorbench.Renew(b, newStore(b, testserver.Azurite(b).Addr()), benchName())
 }

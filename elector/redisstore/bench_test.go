@@ -1,12 +1,11 @@
 package redisstore
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
@@ -18,61 +17,11 @@ func benchStore(b *testing.B) *Store {
 }
 
 // BenchmarkAcquireRelease measures one full term: grant and release.
-func BenchmarkAcquireRelease(b *testing.B) {
-	s := benchStore(b)
-	ctx := context.Background()
-	for b.Loop() {
-		term, err := s.Acquire(ctx, "bench", "a", time.Minute)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Release(ctx, term); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkAcquireRelease(b *testing.B) { electorbench.AcquireRelease(b, benchStore(b), "bench") }
 
 // BenchmarkRenew measures the leader's steady-state cost.
-func BenchmarkRenew(b *testing.B) {
-	s := benchStore(b)
-	ctx := context.Background()
-	term, err := s.Acquire(ctx, "bench", "a", time.Minute)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if err := s.Renew(ctx, term, time.Minute); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkRenew(b *testing.B) { electorbench.Renew(b, benchStore(b), "bench") }
 
-// BenchmarkHandover measures release-to-wakeup through pub/sub and the
-// standby's acquire.
-func BenchmarkHandover(b *testing.B) {
-	s := benchStore(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := s.Watch(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	holders := [2]string{"a", "b"}
-	term, err := s.Acquire(ctx, "bench", holders[0], time.Minute)
-	if err != nil {
-		b.Fatal(err)
-	}
-	<-ch
-	i := 0
-	for b.Loop() {
-		if err := s.Release(ctx, term); err != nil {
-			b.Fatal(err)
-		}
-		<-ch
-		i++
-		if term, err = s.Acquire(ctx, "bench", holders[i%2], time.Minute); err != nil {
-			b.Fatal(err)
-		}
-		<-ch
-	}
-}
+// BenchmarkHandover measures release-to-wakeup: a leader releases and a
+// watching standby is notified (pub/sub) and acquires.
+func BenchmarkHandover(b *testing.B) { electorbench.WatchHandover(b, benchStore(b), "bench") }
