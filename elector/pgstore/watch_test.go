@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -29,33 +28,11 @@ func testWatchBreak(t *testing.T, fault func(*testserver.Proxy)) {
 	_, table := testDB(t)
 	proxy := testserver.NewProxy(t, testserver.Postgres(t).Addr())
 	s := newStore(t, testserver.ProxyDSN(proxy, "postgres"), WithTable(table))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := s.Watch(ctx, storetest.LeaseName(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Quiet is not broken: with a short watchCheck, a quiet period of two
 	// checks passes with successful pings and the channel stays open.
 	quiet := 300 * time.Millisecond
 	if watchCheck < time.Second {
 		quiet = 2 * watchCheck
 	}
-	select {
-	case _, ok := <-ch:
-		t.Fatalf("watch woke (open %v) without a change", ok)
-	case <-time.After(quiet):
-	}
-	fault(proxy)
-	limit := time.After(5*watchCheck + 5*time.Second)
-	for {
-		select {
-		case _, ok := <-ch:
-			if !ok {
-				return
-			}
-		case <-limit:
-			t.Fatal("watch channel still open after its connection broke")
-		}
-	}
+	storetest.WatchBreak(t, s, quiet, 5*watchCheck+5*time.Second, func() { fault(proxy) })
 }
