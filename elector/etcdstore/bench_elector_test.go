@@ -17,9 +17,8 @@ import (
 // and BenchmarkFailover, but through the elector core (Candidate.Run) on
 // this store, which is what an application sees: handover from Resign until
 // the standby's work starts; failover from a leader's crash until the
-// standby's work starts. Timing: 2 s lease, 500 ms renew, 200 ms retry.
-
-func benchTiming() elector.Timing { return faultTiming() }
+// standby's work starts. Timing: electorbench.Timing() (2 s lease, 500 ms
+// renew, 200 ms retry).
 
 // benchCandidate is a running candidate whose work reports its start.
 type benchCandidate struct {
@@ -34,7 +33,7 @@ type benchCandidate struct {
 func startBenchCandidate(b *testing.B, s *Store, name, id string) *benchCandidate {
 	b.Helper()
 	bc := &benchCandidate{store: electorbench.NewCrashable(s), started: make(chan time.Time, 16), done: make(chan struct{})}
-	c, err := elector.New(bc.store, name, elector.WithIdentity(id), elector.WithTiming(benchTiming()),
+	c, err := elector.New(bc.store, name, elector.WithIdentity(id), elector.WithTiming(electorbench.Timing()),
 		elector.WithEvents(func(ev elector.Event) {
 			if ev.Kind == elector.Acquired || ev.Kind == elector.Renewed {
 				bc.lastAck.Store(ev.Time.UnixNano())
@@ -83,7 +82,7 @@ func BenchmarkElectorHandover(b *testing.B) {
 		leader, next := cs[i%2], cs[(i+1)%2]
 		// The resigned candidate waits two retry intervals before it
 		// competes again; let it become a settled standby first.
-		time.Sleep(2*benchTiming().RetryInterval + settle)
+		time.Sleep(2*electorbench.Timing().RetryInterval + settle)
 		start := time.Now()
 		if !leader.c.Resign() {
 			b.Fatal("leader had no term to resign")
@@ -105,7 +104,7 @@ func BenchmarkElectorFailover(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		next := startBenchCandidate(b, New(benchClient(b, e)), name, fmt.Sprintf("c%d", i+1))
 		time.Sleep(settle)
-		time.Sleep(time.Duration(rand.Int64N(int64(benchTiming().RenewInterval))))
+		time.Sleep(time.Duration(rand.Int64N(int64(electorbench.Timing().RenewInterval))))
 		start := time.Now()
 		leader.store.Crash() // no renew, no release from here on
 		leader.stop()

@@ -19,18 +19,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// faultTiming is the shortest consistent timing etcd allows: a 2 s lease (its
-// minimum), renewed every 500 ms. The benchmarks run with it.
-func faultTiming() elector.Timing {
-	return elector.Timing{
-		LeaseDuration: 2 * time.Second,
-		RenewInterval: 500 * time.Millisecond,
-		RetryInterval: 200 * time.Millisecond,
-		DriftBound:    200 * time.Millisecond,
-		StopBudget:    200 * time.Millisecond,
-	}
-}
-
 // faultEnv runs the shared fault scenarios on etcd. The resource is a set
 // of keys under writesPrefix, one per write, each put with PutFenced; the
 // order of their create revisions is the order etcd applied them.

@@ -140,12 +140,12 @@ func retryOf(impl string) time.Duration {
 	case "client-go-matched":
 		return clientGoMatched().RetryPeriod
 	}
-	return faultTiming().RetryInterval
+	return electorbench.Timing().RetryInterval
 }
 
 func renewOf(impl string) time.Duration {
 	if impl == "elector" {
-		return faultTiming().RenewInterval
+		return electorbench.Timing().RenewInterval
 	}
 	return retryOf(impl) // client-go renews every RetryPeriod
 }
@@ -153,7 +153,7 @@ func renewOf(impl string) time.Duration {
 func startElector(b *testing.B, k *testserver.KubeAPIServer, name, id string) *benchCand {
 	b.Helper()
 	s := electorbench.NewCrashable(newStore(b, k))
-	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(faultTiming()))
+	c, err := elector.New(s, name, elector.WithIdentity(id), elector.WithTiming(electorbench.Timing()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
@@ -18,18 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 )
-
-// faultTiming is a short consistent timing: a 2 s lease renewed every
-// 500 ms. The benchmarks run with it.
-func faultTiming() elector.Timing {
-	return elector.Timing{
-		LeaseDuration: 2 * time.Second,
-		RenewInterval: 500 * time.Millisecond,
-		RetryInterval: 200 * time.Millisecond,
-		DriftBound:    200 * time.Millisecond,
-		StopBudget:    200 * time.Millisecond,
-	}
-}
 
 // faultEnv runs the shared fault scenarios on a kube-apiserver (on etcd,
 // which keeps the Leases across an API server crash). The resource is a
