@@ -2,37 +2,18 @@ package pgstore
 
 import (
 	"testing"
-	"time"
 
-	"github.com/gatesift/gatesift-vet/elector/storetest"
+	"github.com/gatesift/gatesift-vet/elector"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
+	"github.com/gatesift/gatesift-vet/internal/testserver/faulttest"
 )
 
-// A watch whose connection breaks must close its channel, so the standby
-// falls back to polling instead of waiting for wakeups that cannot come.
-
-func TestWatchClosesWhenCut(t *testing.T) {
-	testWatchBreak(t, (*testserver.Proxy).Cut)
-}
-
-func TestWatchClosesWhenStalled(t *testing.T) {
-	// A stalled connection gives no error; only the watch's own ping after
-	// a quiet period finds it dead.
-	old := watchCheck
-	watchCheck = 200 * time.Millisecond
-	t.Cleanup(func() { watchCheck = old })
-	testWatchBreak(t, (*testserver.Proxy).Stall)
-}
-
-func testWatchBreak(t *testing.T, fault func(*testserver.Proxy)) {
-	_, table := testDB(t)
-	proxy := testserver.NewProxy(t, testserver.Postgres(t).Addr())
-	s := newStore(t, testserver.ProxyDSN(proxy, "postgres"), WithTable(table))
-	// Quiet is not broken: with a short watchCheck, a quiet period of two
-	// checks passes with successful pings and the channel stays open.
-	quiet := 300 * time.Millisecond
-	if watchCheck < time.Second {
-		quiet = 2 * watchCheck
-	}
-	storetest.WatchBreak(t, s, quiet, 5*watchCheck+5*time.Second, func() { fault(proxy) })
+// TestWatchCloses: a LISTEN connection cut or stalled through a proxy ends
+// the watch.
+func TestWatchCloses(t *testing.T) {
+	faulttest.WatchBreaks(t, &watchCheck, func(t *testing.T) (elector.Watcher, *testserver.Proxy) {
+		_, table := testDB(t)
+		proxy := testserver.NewProxy(t, testserver.Postgres(t).Addr())
+		return newStore(t, testserver.ProxyDSN(proxy, "postgres"), WithTable(table)), proxy
+	})
 }
