@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -45,30 +45,6 @@ const settle = 200 * time.Millisecond
 
 // benchTTL is etcd's minimum lease, so failover is as short as etcd allows.
 const benchTTL = 2 * time.Second
-
-// reportLatencies reports p50 and p99 of ds in milliseconds.
-func reportLatencies(b *testing.B, ds []time.Duration) {
-	b.Helper()
-	reportPercentiles(b, ds, "")
-}
-
-// reportPercentiles reports p50 and p99 of ds in milliseconds, as units
-// p50<suffix>-ms and p99<suffix>-ms.
-func reportPercentiles(b *testing.B, ds []time.Duration, suffix string) {
-	b.Helper()
-	if len(ds) == 0 {
-		return
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	pct := func(p float64) float64 {
-		i := int(float64(len(s))*p+0.999999) - 1
-		i = max(0, min(i, len(s)-1))
-		return float64(s[i]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(pct(0.50), "p50"+suffix+"-ms")
-	b.ReportMetric(pct(0.99), "p99"+suffix+"-ms")
-}
 
 func benchClient(b *testing.B, e *testserver.EtcdServer) *clientv3.Client {
 	return newClient(b, e.Endpoint())
@@ -159,7 +135,7 @@ func BenchmarkHandover(b *testing.B) {
 		term = r.term
 	}
 	b.StopTimer()
-	reportLatencies(b, ds)
+	electorbench.Report(b, ds, "", 0)
 }
 
 // renewLoop renews t every TTL/3 until stop is closed; it returns when it
@@ -227,8 +203,8 @@ func BenchmarkFailover(b *testing.B) {
 		term = r.term
 	}
 	b.StopTimer()
-	reportLatencies(b, ds)
-	reportPercentiles(b, sinceAck, "-after-last-ack")
+	electorbench.Report(b, ds, "", 0)
+	electorbench.Report(b, sinceAck, "-after-last-ack", 0)
 }
 
 // peer is one candidate of etcd's own concurrency.Election.
@@ -298,7 +274,7 @@ func BenchmarkPeerElectionHandover(b *testing.B) {
 		ds = append(ds, r.at.Sub(start))
 	}
 	b.StopTimer()
-	reportLatencies(b, ds)
+	electorbench.Report(b, ds, "", 0)
 	for _, p := range peers {
 		p.s.Close()
 	}
@@ -348,8 +324,8 @@ func BenchmarkPeerElectionFailover(b *testing.B) {
 		peers[i%2] = newPeer(b, clients[i%2], prefix)
 	}
 	b.StopTimer()
-	reportLatencies(b, ds)
-	reportPercentiles(b, sinceAck, "-after-last-ack")
+	electorbench.Report(b, ds, "", 0)
+	electorbench.Report(b, sinceAck, "-after-last-ack", 0)
 	for _, p := range peers {
 		p.s.Close()
 	}
