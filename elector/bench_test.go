@@ -2,14 +2,13 @@ package elector_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
 	"github.com/gatesift/gatesift-vet/elector/memstore"
+	"github.com/gatesift/gatesift-vet/internal/electorbench"
 )
 
 // benchTiming is a short but valid model, so a benchmark iteration takes a
@@ -20,37 +19,6 @@ var benchTiming = elector.Timing{
 	RetryInterval: 20 * time.Millisecond,
 	DriftBound:    10 * time.Millisecond,
 	StopBudget:    20 * time.Millisecond,
-}
-
-// vanishing is a process's client that can be made to vanish: from then on
-// every call fails without reaching the store, like a crashed or cut-off
-// process that can no longer renew.
-type vanishing struct {
-	elector.Store
-	gone atomic.Bool
-}
-
-var errVanished = errors.New("process vanished")
-
-func (v *vanishing) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
-	if v.gone.Load() {
-		return elector.Term{}, errVanished
-	}
-	return v.Store.Acquire(ctx, name, holder, ttl)
-}
-
-func (v *vanishing) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
-	if v.gone.Load() {
-		return errVanished
-	}
-	return v.Store.Renew(ctx, t, ttl)
-}
-
-func (v *vanishing) Release(ctx context.Context, t elector.Term) error {
-	if v.gone.Load() {
-		return errVanished
-	}
-	return v.Store.Release(ctx, t)
 }
 
 // starts runs a candidate whose work reports each start on a channel.
@@ -132,14 +100,14 @@ func BenchmarkCrashFailover(b *testing.B) {
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
 		name := fmt.Sprintf("failover-%d", i)
-		va := &vanishing{Store: s}
+		va := electorbench.NewCrashable(s)
 		_, leader, stopLeader := starts(b, va, name, "a")
 		<-leader
 		_, standby, stopStandby := starts(b, s, name, "b")
 		// Vanish at a random point of the renew cycle.
 		time.Sleep(benchTiming.RenewInterval + time.Duration(i%10)*benchTiming.RenewInterval/10)
 		t0 := time.Now()
-		va.gone.Store(true)
+		va.Crash()
 		<-standby
 		took := time.Since(t0)
 		total += took
