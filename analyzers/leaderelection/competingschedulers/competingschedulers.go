@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -18,12 +19,11 @@ import (
 
 // Site is one scheduler site as other packages see it.
 type Site struct {
-	ID        string   // "pkgpath file.go:line", unique
-	Desc      string   // "time.Tick every 1m0s in cleanupLoop"
-	Resources []string // shared resources it writes
-	// Kinds are the effect kinds it has on each resource (insert, update,
-	// delete, increment, ...).
-	Kinds map[string][]string
+	ID   string // "pkgpath file.go:line", unique
+	Desc string // "time.Tick every 1m0s in cleanupLoop"
+	// Writes maps each shared resource it writes to the effect kinds it
+	// has on it (insert, update, delete, increment, ...).
+	Writes map[string][]string
 	// Starters are the functions (types.Func.FullName) whose call starts
 	// the site, in the package that exported the fact.
 	Starters []string
@@ -69,16 +69,15 @@ func run(p *rule.Pass) error {
 		if !j.Singleton(strict) {
 			continue
 		}
-		resources, kinds := resourcesOf(j, strict)
-		if len(resources) == 0 {
+		writes := writesOf(j, strict)
+		if len(writes) == 0 {
 			continue
 		}
 		pos := p.Fset.Position(j.Site.Pos())
 		s := Site{
-			ID:        fmt.Sprintf("%s %s:%d", p.Pkg.Path(), baseName(pos.Filename), pos.Line),
-			Desc:      j.SiteName + scheduleText(j) + " in " + funcName(j),
-			Resources: resources,
-			Kinds:     kinds,
+			ID:     fmt.Sprintf("%s %s:%d", p.Pkg.Path(), baseName(pos.Filename), pos.Line),
+			Desc:   j.SiteName + scheduleText(j) + " in " + funcName(j),
+			Writes: writes,
 		}
 		if fn := starter(p, j); fn != "" {
 			s.Starters = []string{fn}
@@ -255,19 +254,16 @@ func startCalls(p *rule.Pass, sites []Site) map[string]*startCall {
 	return out
 }
 
-// resourcesOf lists the resources the job writes, from constant evidence,
-// and the effect kinds it has on each.
-func resourcesOf(j *jobs.Job, strict bool) ([]string, map[string][]string) {
-	var out []string
-	kinds := map[string][]string{}
+// writesOf maps each resource the job writes, from constant evidence, to
+// the effect kinds it has on it.
+func writesOf(j *jobs.Job, strict bool) map[string][]string {
+	writes := map[string][]string{}
 	for _, e := range j.Shared(strict) {
 		if e.Resource != "" && !strings.HasPrefix(e.Resource, "HTTP ") && e.Resource != "task queue (Redis)" {
-			out = appendUnique(out, e.Resource)
-			kinds[e.Resource] = appendUnique(kinds[e.Resource], e.Kind)
+			writes[e.Resource] = appendUnique(writes[e.Resource], e.Kind)
 		}
 	}
-	sort.Strings(out)
-	return out, kinds
+	return writes
 }
 
 // commuting are the effect kinds that give the same result in any order
@@ -276,18 +272,15 @@ func resourcesOf(j *jobs.Job, strict bool) ([]string, map[string][]string) {
 // only increment it, cannot interleave badly.
 var commuting = map[string]bool{"delete": true, "increment": true}
 
-// conflicting returns the first resource both sites write where the order
-// of their writes can matter, or "".
+// conflicting returns the first resource, in sorted order, that both sites
+// write where the order of their writes can matter, or "".
 func conflicting(a, b Site) string {
-	for _, x := range a.Resources {
-		if !slices.Contains(b.Resources, x) {
+	for _, x := range slices.Sorted(maps.Keys(a.Writes)) {
+		theirs, ok := b.Writes[x]
+		if !ok {
 			continue
 		}
-		if a.Kinds == nil || b.Kinds == nil {
-			return x // no kinds recorded: assume they conflict
-		}
-		all := appendUniqueAll(a.Kinds[x], b.Kinds[x])
-		if len(all) == 1 && commuting[all[0]] {
+		if all := appendUniqueAll(a.Writes[x], theirs); len(all) == 1 && commuting[all[0]] {
 			continue
 		}
 		return x
