@@ -94,31 +94,43 @@ func measure(ctx context.Context, timeout time.Duration, dir, warm string, argv 
 func runPerf(ctx context.Context, w io.Writer, workdir, tool string, modules, patterns []string, warm bool, timeout time.Duration, logf func(string, ...any)) error {
 	var all []perfResult
 	for _, mod := range modules {
-		dir, err := prepareModule(ctx, workdir, mod, timeout, logf)
+		rs, err := perfModule(ctx, workdir, tool, mod, patterns, warm, timeout, logf)
 		if err != nil {
 			return err
 		}
-		warmCache := ""
-		if warm {
-			if warmCache, err = warmUp(ctx, dir, patterns, timeout, logf); err != nil {
-				return err
-			}
-			defer os.RemoveAll(warmCache)
-		}
-		for _, pattern := range patterns {
-			n, err := countPackages(ctx, dir, pattern)
-			if err != nil {
-				return err
-			}
-			rs := measurePattern(ctx, dir, warmCache, tool, pattern, timeout, logf)
-			for i := range rs {
-				rs[i].Module, rs[i].Pattern, rs[i].Packages = mod, pattern, n
-			}
-			all = append(all, rs...)
-		}
+		all = append(all, rs...)
 	}
 	printPerf(w, all)
 	return nil
+}
+
+// perfModule measures one module; its warm cache (gigabytes for a large
+// module) is removed before the next module starts.
+func perfModule(ctx context.Context, workdir, tool, mod string, patterns []string, warm bool, timeout time.Duration, logf func(string, ...any)) ([]perfResult, error) {
+	dir, err := prepareModule(ctx, workdir, mod, timeout, logf)
+	if err != nil {
+		return nil, err
+	}
+	warmCache := ""
+	if warm {
+		if warmCache, err = warmUp(ctx, dir, patterns, timeout, logf); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(warmCache)
+	}
+	var all []perfResult
+	for _, pattern := range patterns {
+		n, err := countPackages(ctx, dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		rs := measurePattern(ctx, dir, warmCache, tool, pattern, timeout, logf)
+		for i := range rs {
+			rs[i].Module, rs[i].Pattern, rs[i].Packages = mod, pattern, n
+		}
+		all = append(all, rs...)
+	}
+	return all, nil
 }
 
 // measurePattern runs the three commands on one pattern.
