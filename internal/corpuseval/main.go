@@ -43,6 +43,9 @@ func main() {
 	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
 	perfPattern := flag.String("perf-pattern", "./...", "comma-separated package patterns for -perf, each measured on its own (growing patterns show how cost grows with the package count)")
 	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
+	firstContact := flag.String("firstcontact", "", "first-contact mode: analyze the whole modules of this list (corpus/firstcontact.yaml) instead of cases, writing findings, the tool's inventory and the discovered sites per module into -out")
+	batch := flag.Int("batch", 1, "with -firstcontact: the batch to run")
+	outDir := flag.String("out", "", "with -firstcontact: the folder for the per-module results and summary (default <workdir>/firstcontact-batch<N>)")
 	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -54,12 +57,14 @@ func main() {
 		fatalf("%v", err)
 	}
 	files := splitList(*casesFlag)
-	if len(files) == 0 {
-		files, _ = filepath.Glob(filepath.Join(repo, "corpus", "*.yaml"))
-		sort.Strings(files)
+	if len(files) == 0 && *firstContact == "" {
+		files = caseFiles(repo)
 		if len(files) == 0 {
 			fatalf("no case files in %s", filepath.Join(repo, "corpus"))
 		}
+	}
+	if *firstContact != "" {
+		os.Exit(firstContactMain(*firstContact, *batch, *outDir, *workdir, *tool, splitList(*only), *strict, *prepareOnly, *timeout, repo))
 	}
 	all, err := readCaseFiles(files)
 	if err != nil {
@@ -172,6 +177,67 @@ func main() {
 	if toolErrors {
 		os.Exit(1)
 	}
+}
+
+// caseFiles are the corpus/*.yaml files holding cases: every one but the
+// first-contact module list.
+func caseFiles(repo string) []string {
+	all, _ := filepath.Glob(filepath.Join(repo, "corpus", "*.yaml"))
+	var files []string
+	for _, f := range all {
+		if !strings.HasPrefix(filepath.Base(f), "firstcontact") {
+			files = append(files, f)
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+// firstContactMain runs -firstcontact and returns the exit code: 0, or 1
+// when a module had a tool error (the others are still analyzed and written).
+func firstContactMain(file string, batch int, outDir, workdir, tool string, only []string, strict, prepareOnly bool, timeout time.Duration, repo string) int {
+	if workdir == "" {
+		workdir = filepath.Join(repo, "eval-work")
+	}
+	wd, err := filepath.Abs(workdir)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	if outDir == "" {
+		outDir = filepath.Join(wd, fmt.Sprintf("firstcontact-batch%d", batch))
+	}
+	if outDir, err = filepath.Abs(outDir); err != nil {
+		fatalf("%v", err)
+	}
+	ctx := context.Background()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "corpuseval: "+format+"\n", args...)
+	}
+	if !prepareOnly {
+		if tool == "" {
+			logf("building ./cmd/gatesift-vet")
+			if tool, err = buildTool(ctx, repo, wd, timeout); err != nil {
+				fatalf("%v", err)
+			}
+		} else if tool, err = filepath.Abs(tool); err != nil {
+			fatalf("%v", err)
+		}
+	}
+	o := fcOptions{file: file, outDir: outDir, workdir: wd, tool: tool, batch: batch, only: only, strict: strict, prepareOnly: prepareOnly, timeout: timeout}
+	failed, err := runFirstContact(ctx, o, logf)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if !prepareOnly {
+		logf("wrote %s", filepath.Join(outDir, "summary.md"))
+	}
+	if failed {
+		return 1
+	}
+	return 0
 }
 
 // moduleGroup gathers the cases of one module version so that it is

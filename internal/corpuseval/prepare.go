@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -99,18 +100,23 @@ func prepareModule(ctx context.Context, workdir, mod string, timeout time.Durati
 	if _, err := os.Stat(filepath.Join(dst, readyMarker)); err == nil {
 		return dst, nil
 	}
-	res, err := mustRun(ctx, timeout, workdir, "go", "mod", "download", "-json", mod)
+	res, err := run(ctx, timeout, workdir, "go", "mod", "download", "-json", mod)
 	if err != nil {
 		return "", err
 	}
 	var info struct {
 		Dir   string
+		Zip   string
 		Error string
 	}
-	if err := json.Unmarshal(res.Stdout, &info); err != nil {
+	if err := json.Unmarshal(res.Stdout, &info); err != nil && res.ExitCode == 0 {
 		return "", fmt.Errorf("go mod download -json %s: %w", mod, err)
 	}
-	if info.Error != "" || info.Dir == "" {
+	newerGo := info.Error != "" && info.Zip != "" && strings.Contains(info.Error, "requires go >=")
+	if res.ExitCode != 0 && !newerGo {
+		return "", fmt.Errorf("go mod download -json %s (in %s): exit %d: %s %s", mod, workdir, res.ExitCode, info.Error, tail(res.Stderr, 2000))
+	}
+	if !newerGo && (info.Error != "" || info.Dir == "") {
 		return "", fmt.Errorf("go mod download %s: %s", mod, info.Error)
 	}
 	logf("downloaded %s in %s", mod, res.Elapsed.Round(time.Millisecond))
@@ -118,7 +124,25 @@ func prepareModule(ctx context.Context, workdir, mod string, timeout time.Durati
 	if err := os.RemoveAll(dst); err != nil {
 		return "", err
 	}
-	if err := copyTree(info.Dir, dst); err != nil {
+	if newerGo {
+		// The module asks for a newer Go than the local toolchain (and
+		// GOTOOLCHAIN=local forbids switching), so the go command verified
+		// and cached the zip but did not extract it. Extract it and lower
+		// the go line to the local version: the analysis then type-checks
+		// with the local toolchain, and reports a load error if the code
+		// really needs the newer one.
+		if err := extractModuleZip(info.Zip, mod, dst); err != nil {
+			return "", err
+		}
+		local, err := localGoVersion(ctx, timeout, workdir)
+		if err != nil {
+			return "", err
+		}
+		if _, err := mustRun(ctx, timeout, dst, "go", "mod", "edit", "-go="+local, "-toolchain=none"); err != nil {
+			return "", err
+		}
+		logf("%s: %s; lowered its go line to %s", mod, info.Error, local)
+	} else if err := copyTree(info.Dir, dst); err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(dst, "go.mod")); errors.Is(err, fs.ErrNotExist) {
@@ -140,13 +164,70 @@ func prepareModule(ctx context.Context, workdir, mod string, timeout time.Durati
 	}
 	res, err = mustRun(ctx, timeout, dst, "go", "mod", "download")
 	if err != nil {
-		return "", err
+		// A dependency the proxy refuses (403: cert-manager's Venafi/vcert)
+		// only breaks the packages that import it; the analysis reports
+		// those as load errors, so the copy is still usable.
+		logf("WARNING %s: %v", mod, err)
+	} else {
+		logf("downloaded the dependencies of %s in %s", mod, res.Elapsed.Round(time.Millisecond))
 	}
-	logf("downloaded the dependencies of %s in %s", mod, res.Elapsed.Round(time.Millisecond))
 	if err := os.WriteFile(filepath.Join(dst, readyMarker), nil, 0o644); err != nil {
 		return "", err
 	}
 	return dst, nil
+}
+
+// localGoVersion is the local toolchain's version without "go" (1.26.8).
+func localGoVersion(ctx context.Context, timeout time.Duration, dir string) (string, error) {
+	res, err := mustRun(ctx, timeout, dir, "go", "env", "GOVERSION")
+	if err != nil {
+		return "", err
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(res.Stdout)), "go")
+	if v, _, _ = strings.Cut(v, " "); v == "" {
+		return "", errors.New("go env GOVERSION printed nothing")
+	}
+	return v, nil
+}
+
+// extractModuleZip extracts a module zip from the module cache into dst;
+// every file in it lies below the prefix module@version/.
+func extractModuleZip(zipFile, mod, dst string) error {
+	zr, err := zip.OpenReader(zipFile)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	prefix := mod + "/"
+	for _, f := range zr.File {
+		rel, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok || rel == "" || strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("%s: unsafe path %q", zipFile, f.Name)
+		}
+		target := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		in, err := f.Open()
+		if err != nil {
+			return err
+		}
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err == nil {
+			_, err = io.Copy(out, in)
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+		}
+		in.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tidyWarnings summarizes the imports go mod tidy -e could not resolve.

@@ -124,8 +124,8 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-func writeJSON(file string, rep *Report) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
+func writeJSON(file string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

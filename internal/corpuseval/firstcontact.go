@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The first-contact loop (-firstcontact FILE -batch N) analyzes whole modules
+// nobody on the project has read, the way a new user would, and writes
+// everything triage needs: every finding, the tool's own inventory of jobs,
+// locks and elections with its verdicts, and the scheduler, lock and election
+// sites a syntactic scan of the module finds, each joined to what the tool
+// said about it (reported, silent and why, or not recognized). Misses can
+// only be counted from that last list.
+
+// FCModule is one entry of corpus/firstcontact.yaml.
+type FCModule struct {
+	Module   string   `yaml:"module" json:"module"` // module@version
+	Patterns []string `yaml:"patterns" json:"patterns"`
+	Batch    int      `yaml:"batch" json:"batch"`
+	Notes    string   `yaml:"notes" json:"notes,omitempty"`
+}
+
+// ModulePath is Module without its version.
+func (m FCModule) ModulePath() string {
+	if i := strings.LastIndex(m.Module, "@"); i >= 0 {
+		return m.Module[:i]
+	}
+	return m.Module
+}
+
+type fcFile struct {
+	Modules []FCModule `yaml:"modules"`
+}
+
+// parseFirstContact decodes the module list strictly and fills the default
+// pattern ./... .
+func parseFirstContact(name string, data []byte) ([]FCModule, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f fcFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	seen := map[string]bool{}
+	for i := range f.Modules {
+		m := &f.Modules[i]
+		at := strings.LastIndex(m.Module, "@")
+		if at <= 0 || at == len(m.Module)-1 {
+			return nil, fmt.Errorf("%s: module %d: want module@version, got %q", name, i+1, m.Module)
+		}
+		if m.Batch < 1 {
+			return nil, fmt.Errorf("%s: %s: batch must be 1 or more", name, m.Module)
+		}
+		if seen[m.Module] {
+			return nil, fmt.Errorf("%s: %s listed twice", name, m.Module)
+		}
+		seen[m.Module] = true
+		if len(m.Patterns) == 0 {
+			m.Patterns = []string{"./..."}
+		}
+	}
+	return f.Modules, nil
+}
+
+// selectFC keeps the modules of batch whose path or module@version is in
+// only (all of the batch when only is empty).
+func selectFC(mods []FCModule, batch int, only []string) ([]FCModule, error) {
+	var out []FCModule
+	matched := map[string]bool{}
+	for _, m := range mods {
+		if m.Batch != batch {
+			continue
+		}
+		if len(only) > 0 && !contains(only, m.Module) && !contains(only, m.ModulePath()) {
+			continue
+		}
+		matched[m.Module], matched[m.ModulePath()] = true, true
+		out = append(out, m)
+	}
+	for _, o := range only {
+		if !matched[o] {
+			return nil, fmt.Errorf("-only: %q is not a module of batch %d", o, batch)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no module in batch %d", batch)
+	}
+	return out, nil
+}
+
+// fcOptions are the flags of a first-contact run.
+type fcOptions struct {
+	file, outDir, workdir, tool string
+	batch                       int
+	only                        []string
+	strict, prepareOnly         bool
+	timeout                     time.Duration
+}
+
+// runFirstContact runs the batch module by module. A module that cannot be
+// prepared or analyzed is recorded with its error and the batch goes on; the
+// result is written per module (so modules may be run one at a time into the
+// same folder) and the batch summary is rebuilt from every module result in
+// the folder. It returns whether any module had a tool error.
+func runFirstContact(ctx context.Context, o fcOptions, logf func(string, ...any)) (bool, error) {
+	data, err := os.ReadFile(o.file)
+	if err != nil {
+		return false, err
+	}
+	all, err := parseFirstContact(o.file, data)
+	if err != nil {
+		return false, err
+	}
+	mods, err := selectFC(all, o.batch, o.only)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+		return false, err
+	}
+	failed := false
+	for _, m := range mods {
+		r := firstContactModule(ctx, o, m, logf)
+		if r.Error != "" || len(r.AnalyzerErrors) > 0 {
+			failed = true
+			logf("ERROR %s: %s", m.Module, firstLine(r.Error))
+		}
+		if o.prepareOnly {
+			continue
+		}
+		if err := writeFCModule(o.outDir, r); err != nil {
+			return failed, err
+		}
+	}
+	if o.prepareOnly {
+		return failed, nil
+	}
+	return failed, writeFCSummary(o.outDir, o.batch)
+}
+
+// FCModuleResult is everything one module's first contact produced.
+type FCModuleResult struct {
+	Module         string          `json:"module"`
+	Patterns       []string        `json:"patterns"`
+	Batch          int             `json:"batch"`
+	Tool           string          `json:"tool"`
+	Profile        string          `json:"profile"`
+	Dir            string          `json:"dir"`
+	Started        time.Time       `json:"started"`
+	PrepareSeconds float64         `json:"prepare_seconds"`
+	FindingsSecs   float64         `json:"findings_seconds"`
+	ReportSecs     float64         `json:"report_seconds"`
+	Error          string          `json:"error,omitempty"`
+	Excluded       []string        `json:"excluded,omitempty"` // packages matching the patterns that do not load: "path: error"
+	Analyzed       []string        `json:"analyzed,omitempty"` // the packages analyzed instead of the patterns, when some were excluded
+	AnalyzerErrors []AnalyzerError `json:"analyzer_errors,omitempty"`
+	Findings       []Finding       `json:"findings"`
+	Inventory      []InvEntry      `json:"inventory"`
+	Sites          []Site          `json:"sites"`
+	Joined         Joined          `json:"joined"`
+}
+
+func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(string, ...any)) FCModuleResult {
+	r := FCModuleResult{Module: m.Module, Patterns: m.Patterns, Batch: m.Batch, Tool: o.tool, Profile: "default", Started: time.Now().UTC()}
+	if o.strict {
+		r.Profile = "strict"
+	}
+	start := time.Now()
+	dir, err := prepareModule(ctx, o.workdir, m.Module, o.timeout, logf)
+	r.PrepareSeconds = time.Since(start).Seconds()
+	r.Dir = dir
+	if err != nil {
+		r.Error = "preparing " + m.Module + ": " + err.Error()
+		return r
+	}
+	if o.prepareOnly {
+		logf("prepared %s in %.1fs (%s)", m.Module, r.PrepareSeconds, dirSize(dir))
+		return r
+	}
+	raw := filepath.Join(o.outDir, copyDirName(m.Module))
+	var errs []string
+
+	// The tool refuses to analyze anything when one package does not load;
+	// a first contact analyzes the packages that do, and lists the others.
+	pkgs, excluded, err := loadablePackages(ctx, dir, m.Patterns, o.timeout)
+	if err != nil {
+		errs = append(errs, "listing packages: "+err.Error())
+	}
+	r.Excluded = excluded
+	if len(excluded) > 0 {
+		logf("%s: %d packages do not load and are left out (first: %s)", m.Module, len(excluded), excluded[0])
+		r.Analyzed = pkgs
+	} else {
+		pkgs = m.Patterns
+	}
+
+	logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
+	a := analyze(ctx, o.tool, dir, pkgs, o.strict, o.timeout)
+	r.FindingsSecs = a.Elapsed.Seconds()
+	r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
+	saveRaw(raw+".vet.stderr", a.Stderr)
+	if a.Err != "" {
+		errs = append(errs, "findings run: "+a.Err)
+	}
+	logf("  %d findings in %.1fs", len(r.Findings), r.FindingsSecs)
+
+	logf("%s: inventory (-report=json)", m.Module)
+	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, pkgs, o.strict, o.timeout, raw)
+	r.ReportSecs = invSecs
+	r.Inventory = inv
+	if err != nil {
+		errs = append(errs, "inventory run: "+err.Error())
+	}
+	logf("  %d inventory entries in %.1fs", len(inv), invSecs)
+
+	sites, err := discoverModule(dir)
+	if err != nil {
+		errs = append(errs, "discovery: "+err.Error())
+	}
+	r.Sites = sites
+	r.Joined = join(r.Findings, r.Inventory, r.Sites)
+	r.Error = strings.Join(errs, "\n")
+	return r
+}
+
+// loadablePackages lists the packages of patterns (go list -e) and
+// returns the ones that load, with their dependencies, and the others as
+// "path: first error".
+func loadablePackages(ctx context.Context, dir string, patterns []string, timeout time.Duration) (ok, broken []string, err error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Error,DepsErrors"}, patterns...)
+	res, err := mustRun(ctx, timeout, dir, "go", args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(res.Stdout))
+	for {
+		var p struct {
+			ImportPath string
+			Error      *struct{ Err string }
+			DepsErrors []struct{ Err string }
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("go list -json: %w", err)
+		}
+		switch {
+		case p.Error != nil:
+			broken = append(broken, p.ImportPath+": "+firstLine(p.Error.Err))
+		case len(p.DepsErrors) > 0:
+			broken = append(broken, p.ImportPath+": "+firstLine(p.DepsErrors[0].Err))
+		default:
+			ok = append(ok, p.ImportPath)
+		}
+	}
+	return ok, broken, nil
+}
+
+// inventoryRun runs `gatesift-vet -report=json` and flattens the entries of
+// every binary and the library into one list (an entry reached by two
+// binaries once). The tool prints the report even when some packages failed
+// (exit 1); the entries are kept and the failure is returned too.
+func inventoryRun(ctx context.Context, tool, dir string, pkgs []string, strict bool, timeout time.Duration, raw string) ([]InvEntry, float64, error) {
+	args := []string{"-report=json"}
+	if strict {
+		args = append(args, "-profile", "strict")
+	}
+	args = append(args, pkgs...)
+	res, err := run(ctx, timeout, dir, tool, args...)
+	saveRaw(raw+".report.json", string(res.Stdout))
+	saveRaw(raw+".report.stderr", res.Stderr)
+	if err != nil {
+		return nil, res.Elapsed.Seconds(), err
+	}
+	entries, perr := parseInventory(res.Stdout)
+	switch {
+	case perr != nil:
+		return entries, res.Elapsed.Seconds(), fmt.Errorf("%v (exit %d: %s)", perr, res.ExitCode, tail(res.Stderr, 1000))
+	case res.ExitCode != 0:
+		return entries, res.Elapsed.Seconds(), fmt.Errorf("%s -report=json exited %d: %s", filepath.Base(tool), res.ExitCode, tail(res.Stderr, 2000))
+	}
+	return entries, res.Elapsed.Seconds(), nil
+}
+
+func saveRaw(path, s string) {
+	if s == "" {
+		return
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "corpuseval: %v\n", err)
+	}
+}
+
+// InvEntry is one entry of the tool's -report=json inventory (docs/report.md,
+// schema 1); only the fields triage reads.
+type InvEntry struct {
+	Kind    string `json:"kind"`
+	Package string `json:"package"`
+	Site    struct {
+		File   string `json:"file"`
+		Line   int    `json:"line"`
+		Column int    `json:"column"`
+	} `json:"site"`
+	Scheduler   string   `json:"scheduler,omitempty"`
+	Schedule    string   `json:"schedule,omitempty"`
+	Key         string   `json:"key,omitempty"`
+	Lease       string   `json:"lease,omitempty"`
+	Function    string   `json:"function,omitempty"`
+	Work        string   `json:"work,omitempty"`
+	Resources   []string `json:"resources,omitempty"`
+	Coordinator string   `json:"coordinator,omitempty"`
+	Guard       string   `json:"guard,omitempty"`
+	Designation string   `json:"designation,omitempty"`
+	PerReplica  string   `json:"per_replica,omitempty"`
+	Consumes    string   `json:"consumes,omitempty"`
+	Verdict     string   `json:"verdict"`
+	Rules       []string `json:"rules,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+}
+
+// parseInventory reads a schema-1 report and returns its distinct entries.
+func parseInventory(out []byte) ([]InvEntry, error) {
+	var rep struct {
+		Schema   int `json:"schema"`
+		Binaries []struct {
+			Entries []json.RawMessage `json:"entries"`
+		} `json:"binaries"`
+		Library []json.RawMessage `json:"library"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	if err := dec.Decode(&rep); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty -report=json output")
+		}
+		return nil, fmt.Errorf("parsing -report=json: %w", err)
+	}
+	if rep.Schema != 1 {
+		return nil, fmt.Errorf("-report=json schema %d, want 1", rep.Schema)
+	}
+	var raws []json.RawMessage
+	for _, b := range rep.Binaries {
+		raws = append(raws, b.Entries...)
+	}
+	raws = append(raws, rep.Library...)
+	seen := map[string]bool{}
+	var out2 []InvEntry
+	for _, r := range raws {
+		var c bytes.Buffer
+		if err := json.Compact(&c, r); err != nil {
+			return nil, err
+		}
+		if seen[c.String()] {
+			continue
+		}
+		seen[c.String()] = true
+		var e InvEntry
+		if err := json.Unmarshal(r, &e); err != nil {
+			return nil, err
+		}
+		e.Site.File = filepath.ToSlash(e.Site.File)
+		out2 = append(out2, e)
+	}
+	return out2, nil
+}
