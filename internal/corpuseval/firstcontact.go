@@ -207,6 +207,22 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 
 	logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
 	a := analyze(ctx, o.tool, dir, pkgs, o.strict, o.timeout)
+	// Type errors (old golang.org/x/tools under a new Go) and missing cgo
+	// headers show only when the tool loads the packages; leave out the
+	// packages that depend on the failing ones and run again.
+	for round := 0; round < 3 && strings.Contains(a.Stderr, loadFailure); round++ {
+		kept, dropped, err := dropDependents(ctx, dir, pkgs, a.Stderr, o.timeout)
+		if err != nil || len(dropped) == 0 || len(kept) == 0 {
+			if err != nil {
+				errs = append(errs, "leaving out packages that do not load: "+err.Error())
+			}
+			break
+		}
+		logf("  %d packages depend on packages that do not load; left out, running again", len(dropped))
+		r.Excluded = append(r.Excluded, dropped...)
+		pkgs, r.Analyzed = kept, kept
+		a = analyze(ctx, o.tool, dir, pkgs, o.strict, o.timeout)
+	}
 	r.FindingsSecs = a.Elapsed.Seconds()
 	r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
 	saveRaw(raw+".vet.stderr", a.Stderr)
@@ -265,6 +281,91 @@ func loadablePackages(ctx context.Context, dir string, patterns []string, timeou
 		}
 	}
 	return ok, broken, nil
+}
+
+// loadFailure is how the tool says that packages do not load.
+const loadFailure = "cannot analyze, the packages do not load:"
+
+// dropDependents finds the packages the tool's load errors are in (by the
+// folder of each file named in stderr, or a "# import/path" line) and
+// returns the packages of pkgs that neither are one nor depend on one, in
+// their own build or their tests', and the others as "path: reason".
+func dropDependents(ctx context.Context, dir string, pkgs []string, stderr string, timeout time.Duration) (kept, dropped []string, err error) {
+	args := append([]string{"list", "-e", "-test", "-deps", "-json=ImportPath,Dir,Deps,ForTest"}, pkgs...)
+	res, err := mustRun(ctx, timeout, dir, "go", args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	type listed struct {
+		ImportPath, Dir, ForTest string
+		Deps                     []string
+	}
+	var all []listed
+	byDir := map[string]string{}
+	dec := json.NewDecoder(bytes.NewReader(res.Stdout))
+	for {
+		var p listed
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("go list -json: %w", err)
+		}
+		if p.ForTest == "" && p.Dir != "" {
+			byDir[p.Dir] = p.ImportPath
+		}
+		all = append(all, p)
+	}
+	broken := brokenPackages(stderr, byDir)
+	if len(broken) == 0 {
+		return nil, nil, nil
+	}
+	bad := map[string]string{} // root package -> the broken package it needs
+	for _, p := range all {
+		root := p.ImportPath
+		if i := strings.Index(root, " ["); i >= 0 {
+			root = root[:i]
+		}
+		root = strings.TrimSuffix(root, ".test")
+		if p.ForTest != "" {
+			root = p.ForTest
+		}
+		for _, d := range append([]string{p.ImportPath}, p.Deps...) {
+			if broken[d] {
+				bad[root] = d
+				break
+			}
+		}
+	}
+	for _, p := range pkgs {
+		if b, ok := bad[p]; ok {
+			dropped = append(dropped, p+": needs "+b+", which does not load")
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	return kept, dropped, nil
+}
+
+// brokenPackages maps the file positions and "# pkg" lines of the tool's
+// load errors to import paths.
+func brokenPackages(stderr string, byDir map[string]string) map[string]bool {
+	broken := map[string]bool{}
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		line = strings.TrimPrefix(line, "-: ")
+		if pkg, ok := strings.CutPrefix(line, "# "); ok {
+			if f := strings.Fields(pkg); len(f) > 0 {
+				broken[f[0]] = true
+			}
+			continue
+		}
+		if i := strings.Index(line, ".go:"); i > 0 {
+			if p, ok := byDir[filepath.Dir(line[:i+3])]; ok {
+				broken[p] = true
+			}
+		}
+	}
+	return broken
 }
 
 // inventoryRun runs `gatesift-vet -report=json` and flattens the entries of

@@ -280,3 +280,25 @@ func TestFirstContactFileParses(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenPackages reads the packages out of a load failure as the tool
+// prints it: a type error in a dependency (by its folder) and a cgo
+// failure (by its "# pkg" line); a file of no listed folder is ignored.
+func TestBrokenPackages(t *testing.T) {
+	stderr := `gatesift-vet: cannot analyze, the packages do not load:
+	/mod/golang.org/x/tools@v0.21.1/internal/tokeninternal/tokeninternal.go:64:9: invalid array length -delta * delta
+	-: # example.com/olm
+/mod/example.com/olm@v0.15.1/account.go:4:11: fatal error: olm/olm.h: No such file or directory
+	/elsewhere/x.go:1:1: not a listed folder
+	-: # 
+`
+	byDir := map[string]string{
+		"/mod/golang.org/x/tools@v0.21.1/internal/tokeninternal": "golang.org/x/tools/internal/tokeninternal",
+		"/mod/example.com/olm@v0.15.1":                           "example.com/olm",
+		"/src/ok":                                                "example.com/ok",
+	}
+	got := brokenPackages(stderr, byDir)
+	if len(got) != 2 || !got["golang.org/x/tools/internal/tokeninternal"] || !got["example.com/olm"] {
+		t.Errorf("broken = %v", got)
+	}
+}
