@@ -149,6 +149,10 @@ type fileScan struct {
 	clock   bool // the file imports a clock library
 	sites   []Site
 	seen    map[token.Pos]bool
+	// resets: the file calls a Reset method somewhere, so its NewTimer
+	// calls may be re-armed timers (a timer made in a constructor is often
+	// reset in the goroutine that drains it, another function).
+	resets bool
 }
 
 // discoverFile returns the sites of one file; rel is its module-relative
@@ -160,6 +164,7 @@ func discoverFile(rel string, src []byte) []Site {
 		return nil
 	}
 	s := &fileScan{fset: fset, rel: rel, lines: strings.Split(string(src), "\n"), imports: map[string]string{}, seen: map[token.Pos]bool{}}
+	s.resets = hasMethodCall(f, "Reset")
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		local := pathBase(path)
@@ -276,7 +281,7 @@ func (s *fileScan) pkgCall(call *ast.CallExpr) (string, string, bool) {
 // scan walks one declaration's body. fn names the declaration, for the
 // join with the tool's inventory, which names functions too.
 func (s *fileScan) scan(body ast.Node, fn string) {
-	resets := hasMethodCall(body, "Reset")
+	resets := s.resets
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ForStmt:

@@ -104,7 +104,7 @@ type fcOptions struct {
 	file, outDir, workdir, tool string
 	batch                       int
 	only                        []string
-	strict, prepareOnly         bool
+	strict, prepareOnly, rejoin bool
 	timeout                     time.Duration
 }
 
@@ -125,6 +125,9 @@ func runFirstContact(ctx context.Context, o fcOptions, logf func(string, ...any)
 	mods, err := selectFC(all, o.batch, o.only)
 	if err != nil {
 		return false, err
+	}
+	if o.rejoin {
+		return false, rejoin(o.outDir, mods, o.batch)
 	}
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return false, err
@@ -281,6 +284,38 @@ func loadablePackages(ctx context.Context, dir string, patterns []string, timeou
 		}
 	}
 	return ok, broken, nil
+}
+
+// rejoin re-reads the module results already in outDir, discovers the
+// sites again in their module copies and joins them to the saved findings
+// and inventory: a change to the discovery needs no new tool run.
+func rejoin(outDir string, mods []FCModule, batch int) error {
+	for _, m := range mods {
+		file := filepath.Join(outDir, copyDirName(m.Module)+".json")
+		data, err := os.ReadFile(file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		var r FCModuleResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if r.Dir == "" {
+			continue
+		}
+		sites, err := discoverModule(r.Dir)
+		if err != nil {
+			return err
+		}
+		r.Sites = sites
+		r.Joined = join(r.Findings, r.Inventory, r.Sites)
+		if err := writeFCModule(outDir, r); err != nil {
+			return err
+		}
+	}
+	return writeFCSummary(outDir, batch)
 }
 
 // loadFailure is how the tool says that packages do not load.

@@ -45,6 +45,7 @@ func main() {
 	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
 	firstContact := flag.String("firstcontact", "", "first-contact mode: analyze the whole modules of this list (corpus/firstcontact.yaml) instead of cases, writing findings, the tool's inventory and the discovered sites per module into -out")
 	batch := flag.Int("batch", 1, "with -firstcontact: the batch to run")
+	rejoinFlag := flag.Bool("rejoin", false, "with -firstcontact: run no tool; discover the sites again and re-join them to the results already in -out")
 	outDir := flag.String("out", "", "with -firstcontact: the folder for the per-module results and summary (default <workdir>/firstcontact-batch<N>)")
 	flag.StringVar(&noSumDB, "nosumdb", noSumDB, "GONOSUMDB for the corpus modules (module path prefixes the checksum database does not serve)")
 	flag.Parse()
@@ -64,7 +65,7 @@ func main() {
 		}
 	}
 	if *firstContact != "" {
-		os.Exit(firstContactMain(*firstContact, *batch, *outDir, *workdir, *tool, splitList(*only), *strict, *prepareOnly, *timeout, repo))
+		os.Exit(firstContactMain(fcOptions{file: *firstContact, batch: *batch, outDir: *outDir, workdir: *workdir, tool: *tool, only: splitList(*only), strict: *strict, prepareOnly: *prepareOnly, rejoin: *rejoinFlag, timeout: *timeout}, repo))
 	}
 	all, err := readCaseFiles(files)
 	if err != nil {
@@ -195,7 +196,8 @@ func caseFiles(repo string) []string {
 
 // firstContactMain runs -firstcontact and returns the exit code: 0, or 1
 // when a module had a tool error (the others are still analyzed and written).
-func firstContactMain(file string, batch int, outDir, workdir, tool string, only []string, strict, prepareOnly bool, timeout time.Duration, repo string) int {
+func firstContactMain(o fcOptions, repo string) int {
+	workdir, outDir, tool, batch, prepareOnly, timeout := o.workdir, o.outDir, o.tool, o.batch, o.prepareOnly, o.timeout
 	if workdir == "" {
 		workdir = filepath.Join(repo, "eval-work")
 	}
@@ -216,7 +218,7 @@ func firstContactMain(file string, batch int, outDir, workdir, tool string, only
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "corpuseval: "+format+"\n", args...)
 	}
-	if !prepareOnly {
+	if !prepareOnly && !o.rejoin {
 		if tool == "" {
 			logf("building ./cmd/gatesift-vet")
 			if tool, err = buildTool(ctx, repo, wd, timeout); err != nil {
@@ -226,7 +228,7 @@ func firstContactMain(file string, batch int, outDir, workdir, tool string, only
 			fatalf("%v", err)
 		}
 	}
-	o := fcOptions{file: file, outDir: outDir, workdir: wd, tool: tool, batch: batch, only: only, strict: strict, prepareOnly: prepareOnly, timeout: timeout}
+	o.outDir, o.workdir, o.tool = outDir, wd, tool
 	failed, err := runFirstContact(ctx, o, logf)
 	if err != nil {
 		fatalf("%v", err)

@@ -55,15 +55,6 @@ func timerLoop(ctx context.Context) {
 	}
 }
 
-func timeout(ctx context.Context) {
-	timer := time.NewTimer(time.Second) // a one-shot timer without Reset: not a site
-	<-timer.C
-	select {
-	case <-ctx.Done():
-	case <-time.After(time.Second): // a timeout outside a loop: not a site
-	}
-}
-
 func sleepLoop() {
 	for { // site: job sleep loop (time.Sleep)
 		work()
