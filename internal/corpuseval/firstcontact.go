@@ -29,6 +29,9 @@ type FCModule struct {
 	Patterns []string `yaml:"patterns" json:"patterns"`
 	Batch    int      `yaml:"batch" json:"batch"`
 	Notes    string   `yaml:"notes" json:"notes,omitempty"`
+	// Env holds NAME=value settings for every go command and tool run on
+	// the module (GOEXPERIMENT=jsonv2 for a module written for a newer Go).
+	Env []string `yaml:"env" json:"env,omitempty"`
 }
 
 // ModulePath is Module without its version.
@@ -66,6 +69,11 @@ func parseFirstContact(name string, data []byte) ([]FCModule, error) {
 			return nil, fmt.Errorf("%s: %s listed twice", name, m.Module)
 		}
 		seen[m.Module] = true
+		for _, e := range m.Env {
+			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+				return nil, fmt.Errorf("%s: %s: env %q is not NAME=value", name, m.Module, e)
+			}
+		}
 		if len(m.Patterns) == 0 {
 			m.Patterns = []string{"./..."}
 		}
@@ -196,25 +204,24 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 
 	// The tool refuses to analyze anything when one package does not load;
 	// a first contact analyzes the packages that do, and lists the others.
-	pkgs, excluded, err := loadablePackages(ctx, dir, m.Patterns, o.timeout)
+	roots, excluded, err := loadablePackages(ctx, dir, m.Patterns, m.Env, o.timeout)
 	if err != nil {
 		errs = append(errs, "listing packages: "+err.Error())
 	}
 	r.Excluded = excluded
+	pkgs := m.Patterns
 	if len(excluded) > 0 {
 		logf("%s: %d packages do not load and are left out (first: %s)", m.Module, len(excluded), excluded[0])
-		r.Analyzed = pkgs
-	} else {
-		pkgs = m.Patterns
+		pkgs, r.Analyzed = roots, roots
 	}
 
 	logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
-	a := analyze(ctx, o.tool, dir, pkgs, o.strict, o.timeout)
+	a := analyzeEnv(ctx, o.tool, dir, pkgs, o.strict, o.timeout, m.Env)
 	// Type errors (old golang.org/x/tools under a new Go) and missing cgo
 	// headers show only when the tool loads the packages; leave out the
 	// packages that depend on the failing ones and run again.
 	for round := 0; round < 3 && strings.Contains(a.Stderr, loadFailure); round++ {
-		kept, dropped, err := dropDependents(ctx, dir, pkgs, a.Stderr, o.timeout)
+		kept, dropped, err := dropDependents(ctx, dir, roots, m.Env, a.Stderr, o.timeout)
 		if err != nil || len(dropped) == 0 || len(kept) == 0 {
 			if err != nil {
 				errs = append(errs, "leaving out packages that do not load: "+err.Error())
@@ -223,8 +230,8 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 		}
 		logf("  %d packages depend on packages that do not load; left out, running again", len(dropped))
 		r.Excluded = append(r.Excluded, dropped...)
-		pkgs, r.Analyzed = kept, kept
-		a = analyze(ctx, o.tool, dir, pkgs, o.strict, o.timeout)
+		roots, pkgs, r.Analyzed = kept, kept, kept
+		a = analyzeEnv(ctx, o.tool, dir, pkgs, o.strict, o.timeout, m.Env)
 	}
 	r.FindingsSecs = a.Elapsed.Seconds()
 	r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
@@ -235,7 +242,7 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 	logf("  %d findings in %.1fs", len(r.Findings), r.FindingsSecs)
 
 	logf("%s: inventory (-report=json)", m.Module)
-	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, pkgs, o.strict, o.timeout, raw)
+	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, pkgs, m.Env, o.strict, o.timeout, raw)
 	r.ReportSecs = invSecs
 	r.Inventory = inv
 	if err != nil {
@@ -256,9 +263,12 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 // loadablePackages lists the packages of patterns (go list -e) and
 // returns the ones that load, with their dependencies, and the others as
 // "path: first error".
-func loadablePackages(ctx context.Context, dir string, patterns []string, timeout time.Duration) (ok, broken []string, err error) {
+func loadablePackages(ctx context.Context, dir string, patterns, env []string, timeout time.Duration) (ok, broken []string, err error) {
 	args := append([]string{"list", "-e", "-json=ImportPath,Error,DepsErrors"}, patterns...)
-	res, err := mustRun(ctx, timeout, dir, "go", args...)
+	res, err := runEnv(ctx, timeout, dir, env, "go", args...)
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("go list: exit %d: %s", res.ExitCode, tail(res.Stderr, 1000))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -323,11 +333,14 @@ const loadFailure = "cannot analyze, the packages do not load:"
 
 // dropDependents finds the packages the tool's load errors are in (by the
 // folder of each file named in stderr, or a "# import/path" line) and
-// returns the packages of pkgs that neither are one nor depend on one, in
+// returns the packages of pkgs (import paths) that neither are one nor depend on one, in
 // their own build or their tests', and the others as "path: reason".
-func dropDependents(ctx context.Context, dir string, pkgs []string, stderr string, timeout time.Duration) (kept, dropped []string, err error) {
+func dropDependents(ctx context.Context, dir string, pkgs, env []string, stderr string, timeout time.Duration) (kept, dropped []string, err error) {
 	args := append([]string{"list", "-e", "-test", "-deps", "-json=ImportPath,Dir,Deps,ForTest"}, pkgs...)
-	res, err := mustRun(ctx, timeout, dir, "go", args...)
+	res, err := runEnv(ctx, timeout, dir, env, "go", args...)
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("go list: exit %d: %s", res.ExitCode, tail(res.Stderr, 1000))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -407,13 +420,13 @@ func brokenPackages(stderr string, byDir map[string]string) map[string]bool {
 // every binary and the library into one list (an entry reached by two
 // binaries once). The tool prints the report even when some packages failed
 // (exit 1); the entries are kept and the failure is returned too.
-func inventoryRun(ctx context.Context, tool, dir string, pkgs []string, strict bool, timeout time.Duration, raw string) ([]InvEntry, float64, error) {
+func inventoryRun(ctx context.Context, tool, dir string, pkgs, env []string, strict bool, timeout time.Duration, raw string) ([]InvEntry, float64, error) {
 	args := []string{"-report=json"}
 	if strict {
 		args = append(args, "-profile", "strict")
 	}
 	args = append(args, pkgs...)
-	res, err := run(ctx, timeout, dir, tool, args...)
+	res, err := runEnv(ctx, timeout, dir, env, tool, args...)
 	saveRaw(raw+".report.json", string(res.Stdout))
 	saveRaw(raw+".report.stderr", res.Stderr)
 	if err != nil {

@@ -54,11 +54,17 @@ type cmdResult struct {
 // run executes name args in dir with the corpus environment and a timeout.
 // A non-zero exit is not an error here; callers decide what it means.
 func run(ctx context.Context, timeout time.Duration, dir string, name string, args ...string) (cmdResult, error) {
+	return runEnv(ctx, timeout, dir, nil, name, args...)
+}
+
+// runEnv is run with extra environment variables (a module's env in
+// corpus/firstcontact.yaml), which override the corpus environment.
+func runEnv(ctx context.Context, timeout time.Duration, dir string, extra []string, name string, args ...string) (cmdResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = goEnv()
+	cmd.Env = append(goEnv(), extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -350,12 +356,17 @@ type analysis struct {
 // Per the tool's contract, -json exits 0 unless the tool itself failed, so a
 // non-zero exit or output that is not a JSON tree is an error.
 func analyze(ctx context.Context, tool, dir string, pkgs []string, strict bool, timeout time.Duration) analysis {
+	return analyzeEnv(ctx, tool, dir, pkgs, strict, timeout, nil)
+}
+
+// analyzeEnv is analyze with extra environment variables.
+func analyzeEnv(ctx context.Context, tool, dir string, pkgs []string, strict bool, timeout time.Duration, env []string) analysis {
 	args := []string{"-json"}
 	if strict {
 		args = append(args, "-profile", "strict")
 	}
 	args = append(args, pkgs...)
-	res, err := run(ctx, timeout, dir, tool, args...)
+	res, err := runEnv(ctx, timeout, dir, env, tool, args...)
 	a := analysis{Stderr: res.Stderr, Elapsed: res.Elapsed}
 	if err != nil {
 		a.Err = err.Error()
