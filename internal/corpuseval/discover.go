@@ -54,7 +54,10 @@ var (
 var (
 	sqlAdvisoryRe = regexp.MustCompile(`(?i)pg_(try_)?advisory(_xact)?_lock|\bget_lock\s*\(|sp_getapplock`)
 	sqlSkipLocked = regexp.MustCompile(`(?i)skip\s+locked`)
-	sqlLockTable  = regexp.MustCompile("(?i)\\b(insert\\s+(or\\s+\\w+\\s+)?into|delete\\s+from|update|replace\\s+into)\\s+[\"`]?[\\w.]*(lock|lease|leader)[\\w]*")
+	// The table name (after an optional schema) is lock/lease/leader or has
+	// it after an underscore: app_locks, leases, leader_election; not
+	// state_block or releases.
+	sqlLockTable = regexp.MustCompile("(?i)\\b(insert\\s+(or\\s+\\w+\\s+)?into|delete\\s+from|update|replace\\s+into)\\s+[\"`]?(\\w+\\.)?(\\w+_)?(lock|lease|leader)\\w*")
 )
 
 func names(ns ...string) map[string]bool {

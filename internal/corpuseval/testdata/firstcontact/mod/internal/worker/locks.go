@@ -30,6 +30,8 @@ func locks(ctx context.Context, rdb *redis.Client, conn interface {
 	db.ExecContext(ctx, "SELECT pg_try_advisory_lock($1)", 42)                 // site: lock SQL advisory lock
 	db.QueryContext(ctx, "SELECT id FROM jobs FOR UPDATE SKIP LOCKED LIMIT 1") // site: lock SQL SKIP LOCKED claim
 	db.ExecContext(ctx, "INSERT INTO app_locks (name) VALUES ($1)", "gc")      // site: lock SQL lock/lease table
+	db.ExecContext(ctx, "INSERT INTO state_block (id) VALUES ($1)", 1)         // "block" is not a lock table: not a site
+	db.ExecContext(ctx, "UPDATE public.leases SET holder = $1", "me")          // site: lock SQL lock/lease table
 	db.ExecContext(ctx, "DELETE FROM sessions WHERE expires < now()")          // not a lock table: not a site
 	e := concurrency.NewElection(sess, "/leader")                              // site: election concurrency.NewElection
 	e.Campaign(ctx, "me")                                                      // site: election .Campaign
