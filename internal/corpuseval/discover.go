@@ -33,7 +33,10 @@ type Site struct {
 // and github.com/go-co-op/gocron/v2 count too.
 var (
 	waitPkg       = "k8s.io/apimachinery/pkg/util/wait"
-	waitPeriodic  = names("Until", "UntilWithContext", "JitterUntil", "JitterUntilWithContext", "NonSlidingUntil", "NonSlidingUntilWithContext", "Forever", "BackoffUntil", "PollInfinite", "PollInfiniteWithContext")
+	waitPeriodic  = names("Until", "UntilWithContext", "JitterUntil", "JitterUntilWithContext", "NonSlidingUntil", "NonSlidingUntilWithContext", "Forever", "BackoffUntil", "PollInfinite", "PollInfiniteWithContext",
+		// polls bounded only by a context or channel run until shutdown when the
+		// condition never returns true (cert-manager's CA reconcile)
+		"PollUntilContextCancel", "PollUntil", "PollImmediateUntil", "PollUntilWithContext", "PollImmediateUntilWithContext", "PollImmediateInfinite")
 	electionPkgs  = []string{"k8s.io/client-go/tools/leaderelection", "go.etcd.io/etcd/client/v3/concurrency", "go.etcd.io/etcd/clientv3/concurrency", "github.com/coreos/etcd/clientv3/concurrency"}
 	electionFuncs = names("RunOrDie", "NewLeaderElector", "NewElection", "ResumeElection")
 	lockPkgFuncs  = names("NewMutex", "NewLocker", "Obtain", "NewLock", "NewSemaphore")

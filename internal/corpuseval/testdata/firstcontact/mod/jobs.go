@@ -91,6 +91,7 @@ func k8s(ctx context.Context) {
 	go wait.Until(work, time.Minute, ctx.Done())                               // site: job wait.Until
 	wait.JitterUntilWithContext(ctx, nil, time.Minute, 1.2, true)              // site: job wait.JitterUntilWithContext
 	_ = wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, nil) // a bounded retry: not a site
+	_ = wait.PollUntilContextCancel(ctx, time.Second, true, nil)               // site: job wait.PollUntilContextCancel
 }
 
 func crons(s gocron.Scheduler) {
