@@ -32,6 +32,18 @@ type FCModule struct {
 	// Env holds NAME=value settings for every go command and tool run on
 	// the module (GOEXPERIMENT=jsonv2 for a module written for a newer Go).
 	Env []string `yaml:"env" json:"env,omitempty"`
+	// NoTests passes -test=false to the tool: for a module whose tests need
+	// a newer Go than the local one (pocketbase's synctest.Sleep).
+	NoTests bool `yaml:"no_tests" json:"no_tests,omitempty"`
+}
+
+// toolFlags are the tool flags the module's entry asks for, placed before
+// the packages.
+func (m FCModule) toolFlags() []string {
+	if m.NoTests {
+		return []string{"-test=false"}
+	}
+	return nil
 }
 
 // ModulePath is Module without its version.
@@ -216,7 +228,7 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 	}
 
 	logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
-	a := analyzeEnv(ctx, o.tool, dir, pkgs, o.strict, o.timeout, m.Env)
+	a := analyzeEnv(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), o.strict, o.timeout, m.Env)
 	// Type errors (old golang.org/x/tools under a new Go) and missing cgo
 	// headers show only when the tool loads the packages; leave out the
 	// packages that depend on the failing ones and run again.
@@ -231,7 +243,7 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 		logf("  %d packages depend on packages that do not load; left out, running again", len(dropped))
 		r.Excluded = append(r.Excluded, dropped...)
 		roots, pkgs, r.Analyzed = kept, kept, kept
-		a = analyzeEnv(ctx, o.tool, dir, pkgs, o.strict, o.timeout, m.Env)
+		a = analyzeEnv(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), o.strict, o.timeout, m.Env)
 	}
 	r.FindingsSecs = a.Elapsed.Seconds()
 	r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
@@ -242,7 +254,7 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 	logf("  %d findings in %.1fs", len(r.Findings), r.FindingsSecs)
 
 	logf("%s: inventory (-report=json)", m.Module)
-	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, pkgs, m.Env, o.strict, o.timeout, raw)
+	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), m.Env, o.strict, o.timeout, raw)
 	r.ReportSecs = invSecs
 	r.Inventory = inv
 	if err != nil {
