@@ -32,8 +32,8 @@ type Site struct {
 // prefix followed by "/" or a version suffix, so k8s.io/utils/clock/testing
 // and github.com/go-co-op/gocron/v2 count too.
 var (
-	waitPkg       = "k8s.io/apimachinery/pkg/util/wait"
-	waitPeriodic  = names("Until", "UntilWithContext", "JitterUntil", "JitterUntilWithContext", "NonSlidingUntil", "NonSlidingUntilWithContext", "Forever", "BackoffUntil", "PollInfinite", "PollInfiniteWithContext",
+	waitPkg      = "k8s.io/apimachinery/pkg/util/wait"
+	waitPeriodic = names("Until", "UntilWithContext", "JitterUntil", "JitterUntilWithContext", "NonSlidingUntil", "NonSlidingUntilWithContext", "Forever", "BackoffUntil", "PollInfinite", "PollInfiniteWithContext",
 		// polls bounded only by a context or channel run until shutdown when the
 		// condition never returns true (cert-manager's CA reconcile)
 		"PollUntilContextCancel", "PollUntil", "PollImmediateUntil", "PollUntilWithContext", "PollImmediateUntilWithContext", "PollImmediateInfinite")
@@ -350,6 +350,10 @@ func (s *fileScan) call(call *ast.CallExpr, fn string, resets bool) {
 		s.add(call.Pos(), "lock", "."+m, fn)
 	case m == "Campaign":
 		s.add(call.Pos(), "election", ".Campaign", fn)
+	case cronMethods[m] && len(call.Args) > 0 && cronReceiver(sel.X):
+		// app.Cron().Add(id, spec, fn), s.scheduler.Every(...): a project's own
+		// scheduler, whatever package it lives in
+		s.add(call.Pos(), "job", "cron ."+m, fn)
 	case s.cron && cronMethods[m] && len(call.Args) > 0 && (m != "Add" && m != "Schedule" || s.gocron || cronSpecArg(call)):
 		s.add(call.Pos(), "job", "cron ."+m, fn)
 	case lockMethods[m] && (len(call.Args) > 0 && m != "Acquire" && m != "TryAcquire" || s.distLck):
@@ -454,6 +458,26 @@ func isClockish(e ast.Expr) bool {
 	}
 	low := strings.ToLower(name)
 	return strings.Contains(low, "clock") || low == "clk"
+}
+
+// cronReceiver reports whether a method's receiver is named like a
+// scheduler: cron, c.cron, app.Cron(), s.scheduler.
+func cronReceiver(e ast.Expr) bool {
+	var name string
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		name = x.Name
+	case *ast.SelectorExpr:
+		name = x.Sel.Name
+	case *ast.CallExpr:
+		if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+			name = sel.Sel.Name
+		} else if id, ok := x.Fun.(*ast.Ident); ok {
+			name = id.Name
+		}
+	}
+	low := strings.ToLower(name)
+	return strings.Contains(low, "cron") || strings.Contains(low, "scheduler")
 }
 
 // hasMethodCall reports whether n contains a call of a method named m.
