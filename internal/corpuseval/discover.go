@@ -287,7 +287,26 @@ func (s *fileScan) pkgCall(call *ast.CallExpr) (string, string, bool) {
 // scan walks one declaration's body. fn names the declaration, for the
 // join with the tool's inventory, which names functions too.
 func (s *fileScan) scan(body ast.Node, fn string) {
-	resets := s.resets
+	// Loop bodies: a timer made anew on every iteration is re-armed too
+	// (robfig/cron's run loop, which cert-manager forks).
+	var loops []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			loops = append(loops, n.Body)
+		case *ast.RangeStmt:
+			loops = append(loops, n.Body)
+		}
+		return true
+	})
+	inLoop := func(pos token.Pos) bool {
+		for _, l := range loops {
+			if l.Pos() <= pos && pos < l.End() {
+				return true
+			}
+		}
+		return false
+	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ForStmt:
@@ -299,7 +318,7 @@ func (s *fileScan) scan(body ast.Node, fn string) {
 				s.add(n.Pos(), "job", "sleep loop ("+what+")", fn)
 			}
 		case *ast.CallExpr:
-			s.call(n, fn, resets)
+			s.call(n, fn, s.resets, inLoop(n.Pos()))
 		case *ast.BasicLit:
 			if n.Kind == token.STRING {
 				s.literal(n, fn)
@@ -313,13 +332,17 @@ func (s *fileScan) scan(body ast.Node, fn string) {
 	})
 }
 
-func (s *fileScan) call(call *ast.CallExpr, fn string, resets bool) {
+// call records a call that is a site. resets: the file calls Reset;
+// inLoop: the call is inside a loop body of its declaration.
+func (s *fileScan) call(call *ast.CallExpr, fn string, resets, inLoop bool) {
 	if path, name, ok := s.pkgCall(call); ok {
 		switch {
 		case path == "time" && (name == "NewTicker" || name == "Tick" || name == "AfterFunc"):
 			s.add(call.Pos(), "job", "time."+name, fn)
 		case path == "time" && name == "NewTimer" && resets:
 			s.add(call.Pos(), "job", "time.NewTimer + Reset", fn)
+		case path == "time" && name == "NewTimer" && inLoop:
+			s.add(call.Pos(), "job", "time.NewTimer in a loop", fn)
 		case pathIs(path, waitPkg) && waitPeriodic[name]:
 			s.add(call.Pos(), "job", "wait."+name, fn)
 		case pathIn(path, electionPkgs) && electionFuncs[name]:
@@ -345,6 +368,10 @@ func (s *fileScan) call(call *ast.CallExpr, fn string, resets bool) {
 		s.add(call.Pos(), "job", "clock ."+m, fn)
 	case m == "NewTimer" && resets:
 		s.add(call.Pos(), "job", "clock .NewTimer + Reset", fn)
+	case m == "NewTimer" && (inLoop || s.clock):
+		// in a loop, or through a clock library: a project's own AfterFunc
+		// over a mockable clock (cert-manager's pkg/scheduler)
+		s.add(call.Pos(), "job", "clock .NewTimer", fn)
 	case s.distLck && lockPkgFuncs[m] && m != "Obtain":
 		// redsync's rs.NewMutex(name), a lock client's constructor method
 		s.add(call.Pos(), "lock", "."+m, fn)
