@@ -59,6 +59,9 @@ func writeFCModuleMarkdown(w io.Writer, r *FCModuleResult) {
 		len(r.Findings), len(r.Inventory), verdictList(c.Verdicts), c.Sites, c.Reported, c.Silent, c.NotRecognized, c.ToolOnly)
 
 	fmt.Fprintf(w, "## Findings\n\n")
+	if r.FindingsFromInventory {
+		fmt.Fprintf(w, "Read from the inventory (-inventory-only): one per rule of each finding entry, the entry's reason as the message.\n\n")
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "None.\n\n")
 	} else {

@@ -125,6 +125,7 @@ type fcOptions struct {
 	batch                       int
 	only                        []string
 	strict, prepareOnly, rejoin bool
+	inventoryOnly               bool
 	timeout                     time.Duration
 }
 
@@ -189,9 +190,12 @@ type FCModuleResult struct {
 	Analyzed       []string        `json:"analyzed,omitempty"` // the packages analyzed instead of the patterns, when some were excluded
 	AnalyzerErrors []AnalyzerError `json:"analyzer_errors,omitempty"`
 	Findings       []Finding       `json:"findings"`
-	Inventory      []InvEntry      `json:"inventory"`
-	Sites          []Site          `json:"sites"`
-	Joined         Joined          `json:"joined"`
+	// FindingsFromInventory: the findings were read from the inventory
+	// (-inventory-only), one per rule of each entry whose verdict is finding.
+	FindingsFromInventory bool       `json:"findings_from_inventory,omitempty"`
+	Inventory             []InvEntry `json:"inventory"`
+	Sites                 []Site     `json:"sites"`
+	Joined                Joined     `json:"joined"`
 }
 
 func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(string, ...any)) FCModuleResult {
@@ -227,40 +231,67 @@ func firstContactModule(ctx context.Context, o fcOptions, m FCModule, logf func(
 		pkgs, r.Analyzed = roots, roots
 	}
 
-	logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
-	a := analyzeEnv(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), o.strict, o.timeout, m.Env)
 	// Type errors (old golang.org/x/tools under a new Go) and missing cgo
 	// headers show only when the tool loads the packages; leave out the
 	// packages that depend on the failing ones and run again.
-	for round := 0; round < 3 && strings.Contains(a.Stderr, loadFailure); round++ {
-		kept, dropped, err := dropDependents(ctx, dir, roots, m.Env, a.Stderr, o.timeout)
-		if err != nil || len(dropped) == 0 || len(kept) == 0 {
-			if err != nil {
-				errs = append(errs, "leaving out packages that do not load: "+err.Error())
+	var lastStderr string // of the last tool run, for the load-failure retry
+	retry := func(stderr string, again func()) {
+		for round := 0; round < 3 && strings.Contains(stderr, loadFailure); round++ {
+			kept, dropped, err := dropDependents(ctx, dir, roots, m.Env, stderr, o.timeout)
+			if err != nil || len(dropped) == 0 || len(kept) == 0 {
+				if err != nil {
+					errs = append(errs, "leaving out packages that do not load: "+err.Error())
+				}
+				return
 			}
-			break
+			logf("  %d packages depend on packages that do not load; left out, running again", len(dropped))
+			r.Excluded = append(r.Excluded, dropped...)
+			roots, pkgs, r.Analyzed = kept, kept, kept
+			again()
+			stderr = lastStderr
 		}
-		logf("  %d packages depend on packages that do not load; left out, running again", len(dropped))
-		r.Excluded = append(r.Excluded, dropped...)
-		roots, pkgs, r.Analyzed = kept, kept, kept
-		a = analyzeEnv(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), o.strict, o.timeout, m.Env)
 	}
-	r.FindingsSecs = a.Elapsed.Seconds()
-	r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
-	saveRaw(raw+".vet.stderr", a.Stderr)
-	if a.Err != "" {
-		errs = append(errs, "findings run: "+a.Err)
+
+	if !o.inventoryOnly {
+		logf("%s: findings of %s", m.Module, strings.Join(m.Patterns, " "))
+		var a analysis
+		findings := func() {
+			a = analyzeEnv(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), o.strict, o.timeout, m.Env)
+			lastStderr = a.Stderr
+		}
+		findings()
+		retry(a.Stderr, findings)
+		r.FindingsSecs = a.Elapsed.Seconds()
+		r.Findings, r.AnalyzerErrors = a.Findings, a.AnalyzerErrors
+		saveRaw(raw+".vet.stderr", a.Stderr)
+		if a.Err != "" {
+			errs = append(errs, "findings run: "+a.Err)
+		}
+		logf("  %d findings in %.1fs", len(r.Findings), r.FindingsSecs)
 	}
-	logf("  %d findings in %.1fs", len(r.Findings), r.FindingsSecs)
 
 	logf("%s: inventory (-report=json)", m.Module)
-	inv, invSecs, err := inventoryRun(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), m.Env, o.strict, o.timeout, raw)
-	r.ReportSecs = invSecs
-	r.Inventory = inv
-	if err != nil {
-		errs = append(errs, "inventory run: "+err.Error())
+	var inv []InvEntry
+	var invErr error
+	inventory := func() {
+		var stderr string
+		inv, r.ReportSecs, stderr, invErr = inventoryRun(ctx, o.tool, dir, append(m.toolFlags(), pkgs...), m.Env, o.strict, o.timeout, raw)
+		lastStderr = stderr
 	}
-	logf("  %d inventory entries in %.1fs", len(inv), invSecs)
+	inventory()
+	if o.inventoryOnly {
+		retry(lastStderr, inventory)
+		// One tool run instead of two: the inventory lists every finding's
+		// job, lock or election with its rules (docs/report.md), so the
+		// findings are read from it, one per rule and entry.
+		r.Findings = findingsOfInventory(inv)
+		r.FindingsFromInventory = true
+	}
+	r.Inventory = inv
+	if invErr != nil {
+		errs = append(errs, "inventory run: "+invErr.Error())
+	}
+	logf("  %d inventory entries in %.1fs", len(inv), r.ReportSecs)
 
 	sites, err := discoverModule(dir)
 	if err != nil {
@@ -338,6 +369,23 @@ func rejoin(outDir string, mods []FCModule, batch int) error {
 		}
 	}
 	return writeFCSummary(outDir, batch)
+}
+
+// findingsOfInventory turns the entries whose verdict is finding into
+// findings at the entry's site, one per rule, the reason as the message.
+func findingsOfInventory(inv []InvEntry) []Finding {
+	var out []Finding
+	for _, e := range inv {
+		if e.Verdict != "finding" {
+			continue
+		}
+		for _, rule := range e.Rules {
+			out = append(out, Finding{Package: e.Package, Analyzer: "inventory", Category: rule, Message: e.Reason,
+				Posn: fmt.Sprintf("%s:%d:%d", e.Site.File, e.Site.Line, e.Site.Column), File: e.Site.File, Line: e.Site.Line, Col: e.Site.Column})
+		}
+	}
+	sortFindings(out)
+	return out
 }
 
 // loadFailure is how the tool says that packages do not load.
@@ -432,7 +480,7 @@ func brokenPackages(stderr string, byDir map[string]string) map[string]bool {
 // every binary and the library into one list (an entry reached by two
 // binaries once). The tool prints the report even when some packages failed
 // (exit 1); the entries are kept and the failure is returned too.
-func inventoryRun(ctx context.Context, tool, dir string, pkgs, env []string, strict bool, timeout time.Duration, raw string) ([]InvEntry, float64, error) {
+func inventoryRun(ctx context.Context, tool, dir string, pkgs, env []string, strict bool, timeout time.Duration, raw string) (_ []InvEntry, secs float64, stderr string, _ error) {
 	args := []string{"-report=json"}
 	if strict {
 		args = append(args, "-profile", "strict")
@@ -441,17 +489,18 @@ func inventoryRun(ctx context.Context, tool, dir string, pkgs, env []string, str
 	res, err := runEnv(ctx, timeout, dir, env, tool, args...)
 	saveRaw(raw+".report.json", string(res.Stdout))
 	saveRaw(raw+".report.stderr", res.Stderr)
+	secs = res.Elapsed.Seconds()
 	if err != nil {
-		return nil, res.Elapsed.Seconds(), err
+		return nil, secs, res.Stderr, err
 	}
 	entries, perr := parseInventory(res.Stdout)
 	switch {
 	case perr != nil:
-		return entries, res.Elapsed.Seconds(), fmt.Errorf("%v (exit %d: %s)", perr, res.ExitCode, tail(res.Stderr, 1000))
+		return entries, secs, res.Stderr, fmt.Errorf("%v (exit %d: %s)", perr, res.ExitCode, tail(res.Stderr, 1000))
 	case res.ExitCode != 0:
-		return entries, res.Elapsed.Seconds(), fmt.Errorf("%s -report=json exited %d: %s", filepath.Base(tool), res.ExitCode, tail(res.Stderr, 2000))
+		return entries, secs, res.Stderr, fmt.Errorf("%s -report=json exited %d: %s", filepath.Base(tool), res.ExitCode, tail(res.Stderr, 2000))
 	}
-	return entries, res.Elapsed.Seconds(), nil
+	return entries, secs, res.Stderr, nil
 }
 
 func saveRaw(path, s string) {

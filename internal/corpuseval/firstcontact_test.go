@@ -302,3 +302,18 @@ func TestBrokenPackages(t *testing.T) {
 		t.Errorf("broken = %v", got)
 	}
 }
+
+// TestFindingsOfInventory: -inventory-only reads one finding per rule of
+// each finding entry, at the entry's site, and nothing from silent ones.
+func TestFindingsOfInventory(t *testing.T) {
+	a := inv("job", "a.go", 7, "run", "finding", "LE1001", "LE2001")
+	a.Reason = "runs on every replica"
+	fs := findingsOfInventory([]InvEntry{a, inv("lock", "b.go", 3, "take", "coordinated")})
+	if len(fs) != 2 || fs[0].Category != "LE1001" || fs[1].Category != "LE2001" || fs[0].File != "a.go" || fs[0].Line != 7 || fs[0].Message != a.Reason {
+		t.Errorf("findings = %+v", fs)
+	}
+	j := join(fs, []InvEntry{a}, nil)
+	if j.Findings[0].Entry != 0 || j.Findings[1].Entry != 0 {
+		t.Errorf("findings not joined to their entry: %+v", j.Findings)
+	}
+}
