@@ -71,8 +71,12 @@
 //	-tags LIST            build tags for loading packages, as go build -tags
 //	-test                 load test packages too (default true)
 //	-cpuprofile FILE      write a CPU profile of the run
-//	-V, -version          the version (v0.1.0 for a build from this tree);
-//	                      -V=full is the go vet protocol
+//	-V, -version          the version: the module version when installed with
+//	                      go install ...@version; for a build in a git
+//	                      checkout the pseudo-version Go stamps, named as a
+//	                      development build of its commit; v0.1.0 for a
+//	                      build without VCS information; -V=full is the go
+//	                      vet protocol
 //
 // # Exit codes
 //

@@ -32,21 +32,39 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var builds sync.Map // tags -> func() (string, error)
+var builds sync.Map // buildKey -> func() (string, error)
 
-// binary builds gatesift-vet once per set of build tags.
+// A build of the binary: its build tags, and whether it is stamped with
+// VCS information.
+type buildKey struct {
+	tags string
+	vcs  bool
+}
+
+// binary builds gatesift-vet once per set of build tags, with
+// -buildvcs=false: the tests then see the same binary whether or not Go's
+// environment sets GOFLAGS=-buildvcs=false and whether or not the source is
+// a git checkout. TestVersionReported builds the stamped variant too.
 func binary(t *testing.T, tags string) string {
 	t.Helper()
-	v, _ := builds.LoadOrStore(tags, sync.OnceValues(func() (string, error) {
+	return build(t, buildKey{tags: tags})
+}
+
+func build(t *testing.T, key buildKey) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(key, sync.OnceValues(func() (string, error) {
 		name := "gatesift-vet"
-		if tags != "" {
-			name += "-" + tags
+		if key.tags != "" {
+			name += "-" + key.tags
+		}
+		if key.vcs {
+			name += "-vcs"
 		}
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
 		out := filepath.Join(binDir, name)
-		cmd := exec.Command("go", "build", "-tags", tags, "-o", out, ".")
+		cmd := exec.Command("go", "build", "-tags", key.tags, fmt.Sprintf("-buildvcs=%v", key.vcs), "-o", out, ".")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build: %v\n%s", err, msg)
 		}

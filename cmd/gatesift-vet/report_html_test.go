@@ -417,7 +417,7 @@ func TestReportFlags(t *testing.T) {
 
 // builtBinary returns the binary binary(t, "") built, outside a test.
 func builtBinary() (string, error) {
-	v, ok := builds.Load("")
+	v, ok := builds.Load(buildKey{})
 	if !ok {
 		return "", errors.New("gatesift-vet is not built yet")
 	}
