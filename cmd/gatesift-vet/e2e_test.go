@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
 var binDir string // where TestMain builds the binaries
@@ -29,6 +31,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	testserver.PrintSkipSummary()
 	os.Exit(code)
 }
 

@@ -47,13 +47,15 @@ func Binary(t testing.TB, name, pkg string, dirs ...string) string {
 		return p
 	}
 	msg := fmt.Sprintf("%s not found on PATH or in %v: install the Debian package %q (apt-get install %s)", name, dirs, pkg, pkg)
-	skipMissing(t, name, msg)
+	SkipMissing(t, name, msg)
 	return ""
 }
 
-// skipMissing skips the test because the server binary of group is
-// missing, or fails it when Required; Main prints a summary of the skips.
-func skipMissing(t testing.TB, group, msg string) {
+// SkipMissing skips the test because the binary of group (a server, a
+// browser) is missing, as msg explains, or fails it when Required; Main
+// (or PrintSkipSummary, for a TestMain of its own) prints a summary of the
+// skips.
+func SkipMissing(t testing.TB, group, msg string) {
 	t.Helper()
 	if Required() {
 		t.Fatalf("%s; %s=1 makes this a failure", msg, RequireEnv)
@@ -479,9 +481,8 @@ func Main(m *testing.M) {
 	for _, fn := range shared.atExit {
 		fn()
 	}
-	summary := skipSummary(filepath.Base(os.Args[0]), shared.skips)
 	shared.mu.Unlock()
-	printSkipSummary(summary)
+	PrintSkipSummary()
 	os.Exit(code)
 }
 
