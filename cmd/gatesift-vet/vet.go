@@ -26,10 +26,9 @@ import (
 //
 // A malformed config does not stop the answer: the digest covers the
 // file's bytes whatever they are, and each package's run reports the
-// problem (checkUnitConfig). Failing here instead would make cmd/go abort
-// with "go: error obtaining buildID" and, racing its own cleanup,
-// "unlinkat ... directory not empty", burying the config error under
-// go-command noise.
+// problem (checkUnitConfig). Failing here instead made cmd/go abort with
+// "go: error obtaining buildID" followed by "unlinkat ... directory not
+// empty" (Go 1.26), burying the config error under go-command noise.
 func printFullVersion(stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
