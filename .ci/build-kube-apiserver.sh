@@ -3,8 +3,8 @@
 # tests of elector/kubestore and internal/testserver, into a cache directory,
 # only when it is absent. Cold, this downloads about the module set listed in
 # internal/kubeapiserver/go.sum and compiles about 1950 packages of
-# Kubernetes and its dependencies: 391 s on two otherwise lightly loaded
-# cores, 26.5 min on a busy shared machine, so CI caches $out (the path is
+# Kubernetes and its dependencies: 391 s in one machine-setup run on two
+# cores (2026-12-01), 26.5 min on a busy shared machine, so CI caches $out (the path is
 # the cache key: kube-apiserver-<version>) and overlaps the build with the
 # tests that do not need it (.ci/run). Build tags do not make it smaller:
 # -tags providerless leaves the same 1948 packages in v1.34.

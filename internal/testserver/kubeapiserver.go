@@ -58,7 +58,7 @@ func kubeBinary(t testing.TB) string {
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 		return p
 	}
-	msg := fmt.Sprintf("kube-apiserver %s not found at %s: run %s (builds it from the Go module proxy: 6.5 min cold on two idle cores, much longer on a busy machine) or set %s",
+	msg := fmt.Sprintf("kube-apiserver %s not found at %s: run %s (builds it from the Go module proxy: minutes cold, 391 s in one run on two cores) or set %s",
 		KubeVersion, p, KubeBuildScript, KubeAPIServerEnv)
 	SkipMissing(t, "kube-apiserver", msg)
 	return ""
