@@ -5,18 +5,26 @@
 //
 // The file is found by walking up from a package's directory to its module
 // root (the nearest directory with a go.mod); the nearest file wins. Parsing
-// is strict: an unknown key is an error naming the file and line.
+// is strict: an unknown key is an error naming the file and line and the
+// key that was probably meant, and every problem of a file is reported at
+// once.
 package config
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -48,14 +56,27 @@ type Config struct {
 	Knowledge *signals.Knowledge `yaml:"knowledge,omitempty" json:"knowledge,omitempty"`
 }
 
-// Parse decodes a .gatesift.yaml strictly and validates it.
+// Parse decodes a .gatesift.yaml strictly and validates it. It reports
+// every problem it finds, one per line of the error, each with the file and
+// line: unknown keys (with the nearest known key), values of the wrong type,
+// and values no rule accepts.
 func Parse(filename string, data []byte) (*Config, error) {
-	c := new(Config)
-	if err := signals.DecodeStrict(filename, data, c); err != nil {
-		return nil, err
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, signals.YAMLError(filename, err) // a syntax error: nothing more to check
 	}
-	if err := c.validate(filename); err != nil {
-		return nil, err
+	c := new(Config)
+	if doc.Kind == 0 {
+		return c, nil // an empty file is an empty document
+	}
+	lines := make(map[string]int)
+	errs := checkKeys(filename, &doc, reflect.TypeFor[Config](), "", lines)
+	if err := doc.Decode(c); err != nil {
+		errs = append(errs, signals.YAMLError(filename, err))
+	}
+	errs = append(errs, c.validate(filename, lines)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return c, nil
 }
@@ -69,47 +90,64 @@ func ParseJSON(source string, data []byte) (*Config, error) {
 	if err := dec.Decode(c); err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
-	if err := c.validate(source); err != nil {
-		return nil, err
+	if errs := c.validate(source, nil); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return c, nil
 }
 
-func (c *Config) validate(filename string) error {
-	if _, err := signals.ParseChecks(strings.Join(c.Checks, ",")); err != nil {
-		return fmt.Errorf("%s: %v", filename, err)
+// validate returns every value no rule accepts, each at filename:line
+// where lines (from checkKeys; nil for JSON) knows the value's line.
+func (c *Config) validate(filename string, lines map[string]int) []error {
+	at := func(path string) string {
+		if l, ok := lines[path]; ok {
+			return fmt.Sprintf("%s:%d", filename, l)
+		}
+		return filename
+	}
+	var errs []error
+	for i, term := range c.Checks {
+		if _, err := signals.ParseChecks(term); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", at(fmt.Sprintf("checks[%d]", i)), err))
+		}
 	}
 	if _, err := signals.ParseProfile(c.Profile); err != nil {
-		return fmt.Errorf("%s: %v", filename, err)
+		errs = append(errs, fmt.Errorf("%s: %v", at("profile"), err))
 	}
-	for rule, level := range c.Severity {
+	for _, rule := range slices.Sorted(maps.Keys(c.Severity)) {
+		level := c.Severity[rule]
 		if _, ok := signals.Lookup(rule); !ok {
-			return fmt.Errorf("%s: severity: no rule %q", filename, rule)
+			errs = append(errs, fmt.Errorf("%s: severity: no rule %q", at("severity."+rule), rule))
+			continue
 		}
 		switch level {
 		case "error", "warning", "note":
 		default:
-			return fmt.Errorf("%s: severity of %s: %q, want error, warning or note", filename, rule, level)
+			errs = append(errs, fmt.Errorf("%s: severity of %s: %q, want error, warning or note", at("severity."+rule), rule, level))
 		}
 	}
-	for _, pat := range c.Exclude {
+	for i, pat := range c.Exclude {
 		if _, err := path.Match(pat, ""); err != nil {
-			return fmt.Errorf("%s: exclude %q: %v", filename, pat, err)
+			errs = append(errs, fmt.Errorf("%s: exclude %q: %v", at(fmt.Sprintf("exclude[%d]", i)), pat, err))
 		}
 	}
-	if c.Knowledge != nil {
-		// Round-trip through the strict parser's validation.
-		for _, list := range [][]signals.API{c.Knowledge.Schedulers, c.Knowledge.Effects,
-			c.Knowledge.Locks, c.Knowledge.Coordinators, c.Knowledge.Guards,
-			c.Knowledge.Designations, c.Knowledge.PerReplica, c.Knowledge.LeaderOnly} {
-			for _, a := range list {
+	if k := c.Knowledge; k != nil {
+		for _, sec := range []struct {
+			key  string
+			list []signals.API
+		}{
+			{"schedulers", k.Schedulers}, {"effects", k.Effects}, {"locks", k.Locks},
+			{"coordinators", k.Coordinators}, {"guards", k.Guards}, {"designations", k.Designations},
+			{"per_replica", k.PerReplica}, {"leader_only", k.LeaderOnly},
+		} {
+			for i, a := range sec.list {
 				if a.Pkg == "" || a.Name == "" {
-					return fmt.Errorf("%s: knowledge entry %s needs pkg and name", filename, a.String())
+					errs = append(errs, fmt.Errorf("%s: knowledge entry %s needs pkg and name", at(fmt.Sprintf("knowledge.%s[%d]", sec.key, i)), a.String()))
 				}
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 // Overrides are the command-line settings that win over the file. The

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -44,15 +45,25 @@ func TestFindStopsAtModuleRoot(t *testing.T) {
 
 func TestParseErrorsNameFileAndLine(t *testing.T) {
 	cases := map[string]string{
-		"profile: strict\nchecks: [LE1001]\nbogus: 1\n": "x.yaml:3: ",
+		"profile: strict\nchecks: [LE1001]\nbogus: 1\n": `unknown key "bogus" at x.yaml:3; the keys here are checks, exclude, generated, knowledge, profile, severity, tests`,
 		"profile: lax\n":              "profile \"lax\"",
 		"checks: [LE77]\n":            "matches no rule",
 		"severity: {LE1001: fatal}\n": "want error, warning or note",
 		"exclude: ['[']\n":            "exclude",
-		"knowledge:\n  effects:\n    - {pkg: x, name: Y, kynd: send}\n": "x.yaml:3: ",
+		"knowledge:\n  effects:\n    - {pkg: x, name: Y, kynd: send}\n": `unknown key "kynd" in knowledge.effects[0] at x.yaml:3; did you mean "kind"?`,
+		"tests: maybe\n":                   "x.yaml:1: cannot unmarshal !!str `maybe` into bool",
+		"checks: [default, LE77]\n":        "x.yaml:1: checks: \"LE77\" matches no rule",
+		"checks:\n  - default\n  - LE77\n": "x.yaml:3: checks: \"LE77\" matches no rule",
+		"profile: strict\n\n\n":            "",
 	}
 	for in, want := range cases {
 		_, err := Parse("x.yaml", []byte(in))
+		if want == "" {
+			if err != nil {
+				t.Errorf("Parse(%q) err = %v, want none", in, err)
+			}
+			continue
+		}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) err = %v, want %q", in, err, want)
 		}
@@ -63,6 +74,51 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	c, err := ParseJSON("settings", []byte(`{"checks":["-LE1001"],"knowledge":{"per_replica":[{"pkg":"p","name":"F"}]}}`))
 	if err != nil || len(c.Knowledge.PerReplica) != 1 {
 		t.Fatalf("ParseJSON = %+v, %v", c, err)
+	}
+}
+
+// TestParseReportsEveryError: one run names every problem of the file, in
+// the user's words, each with its line.
+func TestParseReportsEveryError(t *testing.T) {
+	in := `checks: [default]
+severity: {LE1001: warning, LE9999: note}
+profil: strict
+exclud: [x]
+profile: lax
+knowledge:
+  efects: []
+`
+	_, err := Parse(".gatesift.yaml", []byte(in))
+	want := `unknown key "profil" at .gatesift.yaml:3; did you mean "profile"?
+unknown key "exclud" at .gatesift.yaml:4; did you mean "exclude"?
+unknown key "efects" in knowledge at .gatesift.yaml:7; did you mean "effects"?
+.gatesift.yaml:5: profile "lax": want default or strict
+.gatesift.yaml:2: severity: no rule "LE9999"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Parse err =\n%v\nwant\n%s", err, want)
+	}
+	if _, err := Parse(".gatesift.yaml", []byte("checks: [\n")); err == nil || !strings.HasPrefix(err.Error(), ".gatesift.yaml:") {
+		t.Errorf("a syntax error: %v", err)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	fields := yamlFields(reflect.TypeFor[Config]())
+	for key, want := range map[string]string{
+		"profil":   "profile",
+		"Profile":  "profile",
+		"check":    "checks",
+		"exlcude":  "exclude", // a transposition is two edits
+		"severty":  "severity",
+		"test":     "tests",
+		"bogus":    "",
+		"p":        "",
+		"tst":      "", // two edits of three letters is a different word
+		"chekcsss": "",
+	} {
+		if got := nearest(key, fields); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", key, got, want)
+		}
 	}
 }
 

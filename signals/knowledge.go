@@ -271,12 +271,17 @@ func DecodeStrict(filename string, data []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return nil // an empty file is an empty document
 		}
-		return fmt.Errorf("%s", yamlError(filename, err))
+		return YAMLError(filename, err)
 	}
 	return nil
 }
 
-// yamlError rewrites yaml.v3's "yaml: line N: msg" into "file:N: msg".
+// YAMLError rewrites yaml.v3's "yaml: line N: msg" into "file:N: msg", one
+// line per error of a *yaml.TypeError.
+func YAMLError(filename string, err error) error {
+	return errors.New(yamlError(filename, err))
+}
+
 func yamlError(filename string, err error) string {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {

@@ -71,8 +71,12 @@
 //	-tags LIST            build tags for loading packages, as go build -tags
 //	-test                 load test packages too (default true)
 //	-cpuprofile FILE      write a CPU profile of the run
-//	-V, -version          the version (v0.1.0 for a build from this tree);
-//	                      -V=full is the go vet protocol
+//	-V, -version          the version: the module version when installed with
+//	                      go install ...@version; for a build in a git
+//	                      checkout the pseudo-version Go stamps, named as a
+//	                      development build of its commit; v0.1.0 for a
+//	                      build without VCS information; -V=full is the go
+//	                      vet protocol
 //
 // # Exit codes
 //
@@ -91,7 +95,10 @@
 //
 // Each package uses the nearest .gatesift.yaml from its directory up to its
 // module root (see package config for the keys). A malformed file is
-// reported once, as file:line: message, and the run exits 1.
+// reported with every problem in it, each with its file and line (unknown
+// key "profil" at .gatesift.yaml:3; did you mean "profile"?), and the run
+// exits 1; standalone it is reported once, under go vet once per package
+// that uses it.
 //
 // go vet caches results keyed on the tool's identity (its answer to
 // -V=full) and its flags, not on files the tool reads by itself. So
@@ -99,9 +106,9 @@
 // buildID=<hash>", where the hash covers the executable and the digest of
 // every .gatesift.yaml in the module go vet runs in. For a version without
 // "devel" go vet keys on the whole line, hash included, so editing any of
-// them changes the key and go vet re-runs the analysis. go vet asks -V=full once
-// per run, which is also when a malformed config in the module is reported,
-// once, before any package is analyzed.
+// them changes the key and go vet re-runs the analysis. -V=full answers even
+// when a config is malformed (the digest covers its bytes), so that go vet
+// does not abort with its own errors; each package's run reports it.
 //
 // A -config file outside the module is not covered by that digest. Pin it
 // in the command line instead, which go vet also keys on:

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
 var binDir string // where TestMain builds the binaries
@@ -29,24 +31,43 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	testserver.PrintSkipSummary()
 	os.Exit(code)
 }
 
-var builds sync.Map // tags -> func() (string, error)
+var builds sync.Map // buildKey -> func() (string, error)
 
-// binary builds gatesift-vet once per set of build tags.
+// A build of the binary: its build tags, and whether it is stamped with
+// VCS information.
+type buildKey struct {
+	tags string
+	vcs  bool
+}
+
+// binary builds gatesift-vet once per set of build tags, with
+// -buildvcs=false: the tests then see the same binary whether or not Go's
+// environment sets GOFLAGS=-buildvcs=false and whether or not the source is
+// a git checkout. TestVersionReported builds the stamped variant too.
 func binary(t *testing.T, tags string) string {
 	t.Helper()
-	v, _ := builds.LoadOrStore(tags, sync.OnceValues(func() (string, error) {
+	return build(t, buildKey{tags: tags})
+}
+
+func build(t *testing.T, key buildKey) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(key, sync.OnceValues(func() (string, error) {
 		name := "gatesift-vet"
-		if tags != "" {
-			name += "-" + tags
+		if key.tags != "" {
+			name += "-" + key.tags
+		}
+		if key.vcs {
+			name += "-vcs"
 		}
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
 		out := filepath.Join(binDir, name)
-		cmd := exec.Command("go", "build", "-tags", tags, "-o", out, ".")
+		cmd := exec.Command("go", "build", "-tags", key.tags, fmt.Sprintf("-buildvcs=%v", key.vcs), "-o", out, ".")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build: %v\n%s", err, msg)
 		}
@@ -294,20 +315,34 @@ func TestConfigOnOffAndBroken(t *testing.T) {
 		t.Errorf("-checks LE1001 should re-enable it; %v", r)
 	}
 
-	// A malformed file: exit 1, file:line: message, once.
-	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "checks: [\"-LE1001\"]\nchekcs: []\n")
+	// A malformed file: exit 1, every problem in the user's words with its
+	// line, once.
+	writeFile(t, filepath.Join(dir, ".gatesift.yaml"), "checks: [\"-LE1001\"]\nchekcs: []\nprofile: lax\n")
 	writeFile(t, filepath.Join(dir, "sub", "sub.go"), "package sub\n")
+	const unknown = `unknown key "chekcs" at .gatesift.yaml:2; did you mean "checks"?`
+	const badValue = `.gatesift.yaml:3: profile "lax": want default or strict`
 	r := vet(t, dir, "./...")
 	if r.code != exitTool || r.stdout != "" {
 		t.Fatalf("broken config: want exit 1 and no results; %v", r)
 	}
-	if n := strings.Count(r.stderr, ".gatesift.yaml:2:"); n != 1 {
-		t.Errorf("want the error once as .gatesift.yaml:2: ..., got %d times; %v", n, r)
+	if strings.Count(r.stderr, unknown) != 1 || strings.Count(r.stderr, badValue) != 1 {
+		t.Errorf("want each error once: %s and %s; %v", unknown, badValue, r)
 	}
-	// go vet reports it once too (from -V=full) and fails.
+	// go vet: -V=full still answers, so go vet itself does not fail
+	// (no "go: error obtaining buildID", no "unlinkat"); each package's run
+	// reports the errors, and nothing else is printed.
+	if v := vet(t, dir, "-V=full"); v.code != exitOK {
+		t.Errorf("-V=full with a broken config: want an answer; %v", v)
+	}
 	g := goVet(t, dir, "./...")
-	if g.code == 0 || strings.Count(g.stderr, ".gatesift.yaml:2:") != 1 {
-		t.Errorf("go vet with a broken config: want failure with the error once; %v", g)
+	g.stderr = strings.ReplaceAll(g.stderr, "./.gatesift.yaml", ".gatesift.yaml") // cmd/go shortens the absolute path
+	if g.code == 0 || !strings.Contains(g.stderr, unknown) || !strings.Contains(g.stderr, badValue) {
+		t.Errorf("go vet with a broken config: want failure with the errors; %v", g)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(g.stderr), "\n") {
+		if !strings.HasPrefix(l, "# ") && l != unknown && l != badValue {
+			t.Errorf("go vet with a broken config printed %q besides the errors; %v", l, g)
+		}
 	}
 }
 
@@ -387,8 +422,8 @@ func TestListExplainVersion(t *testing.T) {
 		t.Errorf("-list -json: %v %v", err, r)
 	}
 	r = vet(t, dir, "-explain", "LE3001")
-	if r.code != exitOK || !strings.Contains(r.stdout, "LE3001") {
-		t.Errorf("-explain LE3001: %v", r)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "LE3001: lockexpiry\n===") || strings.Contains(r.stdout, "<a id=") {
+		t.Errorf("-explain LE3001: want the section as text; %v", r)
 	}
 	if r := vet(t, dir, "-explain", "localsingleton"); r.code != exitOK || !strings.Contains(r.stdout, "LE1001") {
 		t.Errorf("-explain by name: %v", r)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -82,21 +81,6 @@ func hasFullVersionFlag(args []string) bool {
 		}
 	}
 	return false
-}
-
-// releaseVersion is the release this source tree is: the top released
-// entry of CHANGELOG.md (a test keeps the two equal). A binary built from a
-// checkout reports it, since its build info says only "(devel)".
-const releaseVersion = "v0.1.0"
-
-// version is the module version the binary was built from (go install
-// module@version records it), or releaseVersion for a build from a
-// checkout; for -V, -V=full, SARIF and the reports.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return releaseVersion
 }
 
 // commonFlags are the flags both modes share; under go vet they reach the

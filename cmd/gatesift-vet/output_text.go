@@ -85,6 +85,7 @@ func explain(stdout, stderr io.Writer, id string) int {
 	if !ok {
 		return fatalf(stderr, "-explain %s: the documentation has no section for %s; see %s", id, r.ID, r.URL())
 	}
-	fmt.Fprint(stdout, text)
+	fmt.Fprint(stdout, markdownToText(text))
+	fmt.Fprintf(stdout, "\nOnline: %s\n", r.URL())
 	return exitOK
 }

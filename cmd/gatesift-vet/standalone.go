@@ -95,7 +95,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case o.version:
-		fmt.Fprintf(stdout, "%s version %s\n", progname, version())
+		fmt.Fprintf(stdout, "%s version %s\n", progname, versionDescription(version()))
 		return exitOK
 	case o.list:
 		return listRules(stdout, stderr, o.json)

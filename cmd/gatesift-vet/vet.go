@@ -24,9 +24,11 @@ import (
 // editing a config then invalidates cached results, which would otherwise
 // hide the change.
 //
-// go vet asks once per run, before analyzing anything, so this is also
-// where a malformed config is reported exactly once instead of once per
-// package.
+// A malformed config does not stop the answer: the digest covers the
+// file's bytes whatever they are, and each package's run reports the
+// problem (checkUnitConfig). Failing here instead made cmd/go abort with
+// "go: error obtaining buildID" followed by "unlinkat ... directory not
+// empty" (Go 1.26), burying the config error under go-command noise.
 func printFullVersion(stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -45,30 +47,9 @@ func printFullVersion(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fatalf(stderr, "%v", err)
 	}
-	files := config.Files(cwd)
-	if err := checkConfigs(files); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitTool
-	}
-	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(files))
+	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(config.Files(cwd)))
 	fmt.Fprintf(stdout, "%s version %s buildID=%x\n", progname, version(), h.Sum(nil))
 	return exitOK
-}
-
-// checkConfigs parses the configuration files the digest covers, so a
-// malformed one is reported once, here, before go vet starts a process per
-// package; it returns the first error.
-func checkConfigs(files []string) error {
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if _, err := config.Parse(f, data); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // runVet speaks the unitchecker protocol for go vet -vettool. Our own flags

@@ -8,7 +8,10 @@
 //
 // A package that wants one server shared by all its tests calls Main from
 // its TestMain; the shared server is then stopped after all tests ran.
-// Without Main every call starts a private server tied to the test.
+// Without Main every call starts a private server tied to the test. Main
+// also prints one line per missing server binary that made tests skip
+// (see printSkipSummary), so that a plain go test ./... says what it did
+// not test.
 package testserver
 
 import (
@@ -44,11 +47,31 @@ func Binary(t testing.TB, name, pkg string, dirs ...string) string {
 		return p
 	}
 	msg := fmt.Sprintf("%s not found on PATH or in %v: install the Debian package %q (apt-get install %s)", name, dirs, pkg, pkg)
+	SkipMissing(t, name, msg)
+	return ""
+}
+
+// SkipMissing skips the test because the binary of group (a server, a
+// browser) is missing, as msg explains, or fails it when Required; Main
+// (or PrintSkipSummary, for a TestMain of its own) prints a summary of the
+// skips.
+func SkipMissing(t testing.TB, group, msg string) {
+	t.Helper()
 	if Required() {
 		t.Fatalf("%s; %s=1 makes this a failure", msg, RequireEnv)
 	}
+	shared.mu.Lock()
+	if shared.skips == nil {
+		shared.skips = map[string]*skipped{}
+	}
+	sk := shared.skips[group]
+	if sk == nil {
+		sk = &skipped{why: msg}
+		shared.skips[group] = sk
+	}
+	sk.tests++
+	shared.mu.Unlock()
 	t.Skip(msg)
-	return ""
 }
 
 func findBinary(name string, dirs []string) string {
@@ -411,7 +434,14 @@ var shared struct {
 	mu      sync.Mutex
 	main    bool
 	servers map[string]*sharedServer
-	atExit  []func() // cleanups of per-process caches, run by Main
+	atExit  []func()            // cleanups of per-process caches, run by Main
+	skips   map[string]*skipped // server group -> the tests skipped without it
+}
+
+// skipped counts the tests that skipped for want of one server binary.
+type skipped struct {
+	tests int
+	why   string // the first skip's message: what is missing, how to get it
 }
 
 // processCache registers fn to run when Main ends and reports true, or
@@ -452,6 +482,7 @@ func Main(m *testing.M) {
 		fn()
 	}
 	shared.mu.Unlock()
+	PrintSkipSummary()
 	os.Exit(code)
 }
 
