@@ -195,10 +195,11 @@ func (f *finder) receivingLoops(call *ast.CallExpr, stack []ast.Node, needReset 
 	if obj == nil {
 		return nil
 	}
-	// A local variable is received from in its function; a field anywhere in
-	// the package.
-	scope := ast.Node(enclosingFunc(stack))
-	if v, ok := obj.(*types.Var); ok && v.IsField() || scope == nil {
+	// A local variable is received from in its function; a field or a
+	// package-level variable anywhere in the package. The scope is kept as
+	// a *ast.FuncDecl: a nil one stored in an ast.Node would not be == nil.
+	scope := enclosingFunc(stack)
+	if v, ok := obj.(*types.Var); ok && v.IsField() {
 		scope = nil
 	}
 	var loops []ast.Node
