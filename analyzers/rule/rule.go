@@ -4,8 +4,11 @@
 //
 //   - Analyzer.Name, URL and every diagnostic's Category come from the
 //     registry in package signals;
-//   - the package's .gatesift.yaml decides whether the rule runs, its
-//     profile and its excludes;
+//   - the package's .gatesift.yaml decides whether the rule reports, its
+//     profile and its excludes; a rule with facts runs even when disabled,
+//     reporting nothing, because its facts are what importers see of the
+//     package, and one package's configuration must not change another's
+//     findings;
 //   - //gatesift:ignore and file-ignore directives suppress findings, which
 //     are kept in the analyzer's result for SARIF;
 //   - _test.go and generated files are skipped unless the config asks;
@@ -33,7 +36,10 @@ import (
 type Spec struct {
 	ID  string // the registry ID, e.g. "LE1001"
 	Doc string // the analyzer doc; defaults to the registry title and help
-	// Run checks one package and reports through the Pass.
+	// Run checks one package and reports through the Pass. A rule with
+	// FactTypes is run on a package that disables it too, to export its
+	// facts; Pass.FactsOnly then says so, and Run should stop once the
+	// facts are exported.
 	Run       func(*Pass) error
 	Requires  []*analysis.Analyzer
 	FactTypes []analysis.Fact
@@ -78,7 +84,8 @@ func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error)
 	if err != nil {
 		return nil, err // a broken config is a tool error (exit 1), not a finding
 	}
-	if !settings.Enabled(r.ID) {
+	enabled := settings.Enabled(r.ID)
+	if !enabled && len(spec.FactTypes) == 0 {
 		return out, nil
 	}
 	p := &Pass{
@@ -88,6 +95,7 @@ func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error)
 		KB:         settings.Knowledge,
 		Directives: pass.ResultOf[directive.Analyzer].(*directive.Set),
 		out:        out,
+		factsOnly:  !enabled,
 	}
 	defer func() {
 		if x := recover(); x != nil {
@@ -117,7 +125,7 @@ func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error)
 	if err := spec.Run(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, err)
 	}
-	out.Ran = true
+	out.Ran = enabled
 	return out, nil
 }
 
@@ -158,7 +166,13 @@ type Pass struct {
 	KB         *signals.Knowledge
 	Directives *directive.Set
 	out        *Outcome
+	factsOnly  bool
 }
+
+// FactsOnly reports whether the configuration disables the rule on this
+// package: Run is called only for the facts it exports, and Report drops
+// every finding.
+func (p *Pass) FactsOnly() bool { return p.factsOnly }
 
 // Files returns the files the rule should look at: without _test.go and
 // generated files unless the config opts in.
@@ -187,6 +201,9 @@ func (p *Pass) skip(f *ast.File) bool {
 // Report reports a finding of the rule unless a directive suppresses it or
 // the config excludes its file. Category is always the rule ID.
 func (p *Pass) Report(d analysis.Diagnostic) {
+	if p.factsOnly {
+		return
+	}
 	d.Category = p.Rule.ID
 	file := p.Fset.File(d.Pos)
 	if file == nil {
