@@ -16,7 +16,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
 
-	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -87,6 +87,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "gatesifteffects",
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
+	Requires:   []*analysis.Analyzer{settings.Analyzer},
 	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
@@ -167,23 +168,11 @@ func inGOROOT(pass *analysis.Pass) bool {
 }
 
 func knowledgeFor(pass *analysis.Pass) (*signals.Knowledge, error) {
-	for _, f := range pass.Files {
-		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
-			s, err := config.ForDir(dirOf(name))
-			if err != nil {
-				return nil, err
-			}
-			return s.Knowledge, nil
-		}
+	s, err := settings.Of(pass)
+	if err != nil {
+		return nil, err
 	}
-	return signals.Builtin()
-}
-
-func dirOf(name string) string {
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		return name[:i]
-	}
-	return "."
+	return s.Knowledge, nil
 }
 
 var inProgress = &Summary{}

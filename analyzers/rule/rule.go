@@ -28,6 +28,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -70,7 +71,7 @@ func New(spec Spec) *analysis.Analyzer {
 		Name:       r.Name,
 		Doc:        doc,
 		URL:        r.URL(), // the rule's section; a driver resolving "#"+Category lands on the same anchor
-		Requires:   append([]*analysis.Analyzer{directive.Analyzer}, spec.Requires...),
+		Requires:   append([]*analysis.Analyzer{directive.Analyzer, settings.Analyzer}, spec.Requires...),
 		FactTypes:  spec.FactTypes,
 		ResultType: reflect.TypeOf((*Outcome)(nil)),
 	}
@@ -80,19 +81,19 @@ func New(spec Spec) *analysis.Analyzer {
 
 func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error) {
 	out := new(Outcome)
-	settings, err := settingsFor(pass)
+	conf, err := settings.Of(pass)
 	if err != nil {
 		return nil, err // a broken config is a tool error (exit 1), not a finding
 	}
-	enabled := settings.Enabled(r.ID)
+	enabled := conf.Enabled(r.ID)
 	if !enabled && len(spec.FactTypes) == 0 {
 		return out, nil
 	}
 	p := &Pass{
 		Pass:       pass,
 		Rule:       r,
-		Settings:   settings,
-		KB:         settings.Knowledge,
+		Settings:   conf,
+		KB:         conf.Knowledge,
 		Directives: pass.ResultOf[directive.Analyzer].(*directive.Set),
 		out:        out,
 		factsOnly:  !enabled,
@@ -144,17 +145,6 @@ func firstFrames(stack string) string {
 		}
 	}
 	return strings.Join(keep, " <- ")
-}
-
-func settingsFor(pass *analysis.Pass) (*config.Settings, error) {
-	dir := "."
-	for _, f := range pass.Files {
-		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
-			dir = filepath.Dir(name)
-			break
-		}
-	}
-	return config.ForDir(dir)
 }
 
 // Pass is what a rule's check function sees: the analysis pass plus the

@@ -45,12 +45,15 @@ func printFullVersion(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fatalf(stderr, "%v", err)
 	}
-	files := config.Files(cwd)
+	// The command line is not parsed yet: the digest covers the files
+	// discovery finds (a -config file is in go vet's flags, also keyed).
+	var discovery config.Source
+	files := discovery.Files(cwd)
 	if err := checkConfigs(files); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitTool
 	}
-	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(files))
+	fmt.Fprintf(h, "\x00config %s", discovery.DigestFiles(files))
 	fmt.Fprintf(stdout, "%s version %s buildID=%x\n", progname, version(), h.Sum(nil))
 	return exitOK
 }
@@ -83,6 +86,7 @@ func runVet(args []string) {
 	// the command line is read once more here on a throwaway flag set that
 	// knows every flag unitchecker will define.
 	var pre commonFlags
+	var src config.Source
 	if prescan(args, &pre) {
 		unit := ""
 		if u := args[len(args)-1]; strings.HasSuffix(u, ".cfg") {
@@ -95,12 +99,13 @@ func runVet(args []string) {
 			// the user pinned, and findings are not reported there.
 			pre.configDigest = ""
 		}
-		if err := pre.apply(true); err != nil {
+		var err error
+		if src, err = pre.source(true); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", progname, err)
 			os.Exit(exitTool)
 		}
 		if unit != "" {
-			if err := checkUnitConfig(unit); err != nil {
+			if err := checkUnitConfig(unit, src); err != nil {
 				// Print it once, without the per-analyzer repetition
 				// unitchecker would produce (every rule fails the same way).
 				fmt.Fprintln(os.Stderr, err)
@@ -108,7 +113,7 @@ func runVet(args []string) {
 			}
 		}
 	}
-	unitchecker.Main(analyzers()...)
+	unitchecker.Main(analyzers(src)...)
 }
 
 // prescan parses args into pre, reporting false when the command line does
@@ -120,7 +125,7 @@ func prescan(args []string, pre *commonFlags) bool {
 	// The flags analysisflags.Parse defines in multi mode: an enable flag
 	// per analyzer, their own flags, and the standard ones. Only whether a
 	// flag is boolean matters here, so each gets a throwaway value.
-	for _, a := range analyzers() {
+	for _, a := range analyzers(config.Source{}) {
 		if fs.Lookup(a.Name) != nil {
 			continue // analyzer names need not be unique
 		}
@@ -170,7 +175,7 @@ func isDependency(unit string) bool {
 
 // checkUnitConfig resolves the configuration for the package a *.cfg file
 // describes, so a malformed .gatesift.yaml is a clear tool error.
-func checkUnitConfig(unit string) error {
+func checkUnitConfig(unit string, src config.Source) error {
 	data, err := os.ReadFile(unit)
 	if err != nil {
 		return nil // unitchecker reports it
@@ -179,6 +184,6 @@ func checkUnitConfig(unit string) error {
 	if json.Unmarshal(data, &cfg) != nil || len(cfg.GoFiles) == 0 {
 		return nil
 	}
-	_, err = config.ForDir(filepath.Dir(cfg.GoFiles[0]))
+	_, err = src.ForDir(filepath.Dir(cfg.GoFiles[0]))
 	return err
 }

@@ -4,9 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/localsingleton"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/config"
 )
 
@@ -23,7 +25,6 @@ func TestLocalSingleton(t *testing.T) {
 }
 
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
-	config.Overrides.Profile = "strict"
-	defer func() { config.Overrides.Profile = "" }()
-	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001strict")
+	strict := settings.Bind([]*analysis.Analyzer{localsingleton.Analyzer}, config.Source{Overrides: config.Overrides{Profile: "strict"}})[0]
+	analysistest.Run(t, testdata(t), strict, "le1001strict")
 }
