@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -76,6 +75,7 @@ type Result struct {
 	kb      *signals.Knowledge
 	decls   map[*types.Func]*ast.FuncDecl
 	summary map[*types.Func]*Summary
+	scc     components // the recursion of Of, for recursive functions
 
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
@@ -123,12 +123,14 @@ func run(pass *analysis.Pass) (res any, err error) {
 			}
 		}
 	}
-	// Summaries in a stable order; recursion is cut by the in-progress mark.
+	// Summaries in source order (file name, offset: token.Pos order is the
+	// order the driver parsed the files in). The order does not change
+	// them: recursive functions are summarized together (recursion.go).
 	fns := make([]*types.Func, 0, len(r.decls))
 	for fn := range r.decls {
 		fns = append(fns, fn)
 	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
+	r.sortBySource(fns)
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
@@ -185,6 +187,12 @@ func (r *Result) Of(fn *types.Func) *Summary {
 	}
 	fn = fn.Origin()
 	if s, ok := r.summary[fn]; ok {
+		if r.scc.open(fn) {
+			// A call back into a function whose strongly connected
+			// component is still being walked: its summary is not final;
+			// the component is summarized as a whole when it closes.
+			r.scc.edgeTo(fn)
+		}
 		if s == inProgress {
 			return &Summary{}
 		}
@@ -201,7 +209,18 @@ func (r *Result) Of(fn *types.Func) *Summary {
 		r.summary[fn] = s
 		return s
 	}
+	r.scc.enter(fn)
 	r.summary[fn] = inProgress
+	r.summary[fn] = r.summarize(fn, decl)
+	if members := r.scc.leave(fn); members != nil {
+		r.settle(members)
+	}
+	return r.summary[fn]
+}
+
+// summarize computes the summary of a function of this package from its
+// body, with the current summaries of what it calls.
+func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *Summary {
 	scan := r.Scan(decl.Body)
 	s := scan.Summary(fn)
 	if cleanupName.MatchString(fn.Name()) {
@@ -214,7 +233,6 @@ func (r *Result) Of(fn *types.Func) *Summary {
 			}
 		}
 	}
-	r.summary[fn] = s
 	return s
 }
 

@@ -231,8 +231,10 @@ func (f *finder) receivingLoops(call *ast.CallExpr, stack []ast.Node, needReset 
 	if scope != nil {
 		visit(scope)
 	} else {
-		for file := range f.files {
-			visit(file)
+		for _, file := range f.pass.Files { // not the map: the loops' order is the jobs' order
+			if f.files[file] {
+				visit(file)
+			}
 		}
 	}
 	if !reset {
