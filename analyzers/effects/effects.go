@@ -3,13 +3,13 @@ package effects
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -159,7 +159,9 @@ func relevant(pass *analysis.Pass, kb *signals.Knowledge) bool {
 	return kb.Knows(pass.Pkg.Path())
 }
 
-var goroot = filepath.Clean(runtime.GOROOT()) + string(filepath.Separator)
+// goroot is the GOROOT of the go command that built the packages' context
+// (GOROOT in the environment, else the toolchain's), as go/build sees it.
+var goroot = filepath.Clean(build.Default.GOROOT) + string(filepath.Separator)
 
 // inGOROOT: the standard library is never analysed or reported on.
 func inGOROOT(pass *analysis.Pass) bool {

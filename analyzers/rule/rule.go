@@ -229,19 +229,6 @@ func Related(node ast.Node, format string, args ...any) analysis.RelatedInformat
 	return analysis.RelatedInformation{Pos: node.Pos(), End: node.End(), Message: fmt.Sprintf(format, args...)}
 }
 
-// ImportsAny reports whether the package imports (directly) any of the
-// paths, for a rule's fast exit.
-func (p *Pass) ImportsAny(paths ...string) bool {
-	for _, imp := range p.Pkg.Imports() {
-		for _, path := range paths {
-			if imp.Path() == path {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // ImportsKnown reports whether the package imports any package the
 // knowledge base names, for a rule's fast exit.
 func (p *Pass) ImportsKnown() bool {
