@@ -11,8 +11,6 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -22,7 +20,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -76,21 +73,6 @@ func Parse(filename string, data []byte) (*Config, error) {
 	}
 	errs = append(errs, c.validate(filename, lines)...)
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return c, nil
-}
-
-// ParseJSON decodes the same settings from JSON (golangci-lint passes plugin
-// settings that way), rejecting unknown fields.
-func ParseJSON(source string, data []byte) (*Config, error) {
-	c := new(Config)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(c); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
-	}
-	if errs := c.validate(source, nil); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
@@ -150,13 +132,38 @@ func (c *Config) validate(filename string, lines map[string]int) []error {
 	return errs
 }
 
-// Overrides are the command-line settings that win over the file. The
-// gatesift-vet binary fills them from its flags; other drivers (golangci-lint,
-// nogo) leave them empty.
-var Overrides struct {
-	Checks  string // -checks
-	Profile string // -profile
+// Overrides are the settings that win over the discovered file: a
+// driver's command line (the gatesift-vet binary's -checks, -profile,
+// -config) or a plugin's settings.
+type Overrides struct {
+	Checks  string // -checks: applied after the file's checks
+	Profile string // -profile: replaces the file's profile
 	File    string // -config: use this file instead of discovery
+	// Config, when set, is used instead of any file (golangci-lint plugin
+	// settings). Its excludes are ignored: their globs are relative to a
+	// file's directory, which it has none of.
+	Config *Config
+}
+
+// Source resolves the settings of package directories: the nearest
+// .gatesift.yaml (or the override file or configuration) with the
+// overrides applied. It is a value, held by whoever runs the analyzers, so
+// two drivers in one process (two golangci-lint plugin instances, tests)
+// each get their own; the zero Source is discovery with no overrides.
+type Source struct {
+	Overrides
+	// ReadFile reads a configuration file; nil means os.ReadFile. A driver
+	// that keeps unsaved files (an editor) can serve them here:
+	// analysis.Pass.ReadFile cannot, since a .gatesift.yaml is none of the
+	// package's files.
+	ReadFile func(filename string) ([]byte, error)
+}
+
+func (src Source) readFile(name string) ([]byte, error) {
+	if src.ReadFile != nil {
+		return src.ReadFile(name)
+	}
+	return os.ReadFile(name)
 }
 
 // Settings is a configuration resolved for one directory: the file (if any)
@@ -198,36 +205,30 @@ func (s *Settings) Excluded(filename string) bool {
 	return false
 }
 
-var cache sync.Map // dir -> *result
-
-type result struct {
-	once sync.Once
-	s    *Settings
-	err  error
-}
-
-// ForDir resolves the settings for a package directory, once per directory
-// per process.
-func ForDir(dir string) (*Settings, error) {
-	v, _ := cache.LoadOrStore(dir, new(result))
-	r := v.(*result)
-	r.once.Do(func() { r.s, r.err = resolve(dir) })
-	return r.s, r.err
-}
-
-func resolve(dir string) (*Settings, error) {
-	file := Overrides.File
-	if file == "" {
-		file = Find(dir)
-	}
-	s := &Settings{File: file, Dir: filepath.Dir(file), Config: new(Config)}
-	if file != "" {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
+// ForDir resolves the settings for a package directory. It reads the
+// file each time: the analyzers resolve once per package (package
+// settings), a driver caches what it needs itself.
+func (src Source) ForDir(dir string) (*Settings, error) {
+	s := &Settings{Config: new(Config)}
+	switch {
+	case src.Config != nil:
+		c := *src.Config
+		c.Exclude = nil
+		s.Config = &c
+	default:
+		file := src.File
+		if file == "" {
+			file = Find(dir)
 		}
-		if s.Config, err = Parse(file, data); err != nil {
-			return nil, err
+		s.File, s.Dir = file, filepath.Dir(file)
+		if file != "" {
+			data, err := src.readFile(file)
+			if err != nil {
+				return nil, err
+			}
+			if s.Config, err = Parse(file, data); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// The command line applies after the file, with the same rules: a list
@@ -236,14 +237,14 @@ func resolve(dir string) (*Settings, error) {
 	if s.Checks, err = signals.ParseChecks(strings.Join(s.Config.Checks, ",")); err != nil {
 		return nil, err
 	}
-	flagChecks, err := signals.ParseChecks(Overrides.Checks)
+	flagChecks, err := signals.ParseChecks(src.Checks)
 	if err != nil {
 		return nil, err
 	}
 	s.Checks = append(s.Checks, flagChecks...)
 	profile := s.Config.Profile
-	if Overrides.Profile != "" {
-		profile = Overrides.Profile
+	if src.Profile != "" {
+		profile = src.Profile
 	}
 	if s.Profile, err = signals.ParseProfile(profile); err != nil {
 		return nil, err

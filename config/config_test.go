@@ -34,7 +34,7 @@ func TestFindStopsAtModuleRoot(t *testing.T) {
 	if got := Find(pkg); got != filepath.Join(mod, "a", FileName) {
 		t.Fatalf("Find = %q", got)
 	}
-	s, err := ForDir(pkg)
+	s, err := Source{}.ForDir(pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,6 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) err = %v, want %q", in, err, want)
 		}
-	}
-	if _, err := ParseJSON("settings", []byte(`{"profile":"strict","unknown":1}`)); err == nil {
-		t.Errorf("ParseJSON accepted an unknown field")
-	}
-	c, err := ParseJSON("settings", []byte(`{"checks":["-LE1001"],"knowledge":{"per_replica":[{"pkg":"p","name":"F"}]}}`))
-	if err != nil || len(c.Knowledge.PerReplica) != 1 {
-		t.Fatalf("ParseJSON = %+v, %v", c, err)
 	}
 }
 
@@ -140,15 +133,62 @@ func TestExcluded(t *testing.T) {
 func TestDigestChangesWithAnyConfig(t *testing.T) {
 	mod := t.TempDir()
 	write(t, filepath.Join(mod, "go.mod"), "module m\n")
-	d0 := Digest(mod)
+	var src Source
+	d0 := src.Digest(mod)
 	write(t, filepath.Join(mod, "sub", FileName), "profile: strict\n")
-	d1 := Digest(mod)
+	d1 := src.Digest(mod)
 	write(t, filepath.Join(mod, "sub", FileName), "profile: default\n")
-	d2 := Digest(mod)
+	d2 := src.Digest(mod)
 	if d0 == d1 || d1 == d2 || d0 == d2 {
 		t.Fatalf("digest did not follow edits: %s %s %s", d0, d1, d2)
 	}
-	if Digest(mod) != d2 {
+	if src.Digest(mod) != d2 {
 		t.Fatalf("digest not stable")
+	}
+}
+
+// Two sources in one process resolve the same directory each their own way:
+// nothing of one is left in the other (there is no process-wide cache).
+func TestSourcesAreIndependent(t *testing.T) {
+	mod := t.TempDir()
+	write(t, filepath.Join(mod, "go.mod"), "module m\n")
+	write(t, filepath.Join(mod, FileName), "checks: [default, LE3003]\n")
+	strict := Source{Overrides: Overrides{Profile: "strict", Checks: "-LE1001"}}
+	plain := Source{}
+	checkStrict := func() {
+		s, err := strict.ForDir(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Strict() || s.Enabled("LE1001") || !s.Enabled("LE3003") {
+			t.Errorf("strict source: %+v", s)
+		}
+	}
+	checkPlain := func() {
+		p, err := plain.ForDir(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Strict() || !p.Enabled("LE1001") || !p.Enabled("LE3003") {
+			t.Errorf("plain source: %+v", p)
+		}
+	}
+	checkStrict()
+	checkPlain()
+	checkStrict()
+	// A whole configuration replaces discovery, and its excludes are
+	// dropped (they would be relative to no directory).
+	whole := Source{Overrides: Overrides{Config: &Config{Checks: []string{"none"}, Exclude: []string{"*"}}}}
+	s, err := whole.ForDir(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Enabled("LE1001") || s.Enabled("LE3003") || s.File != "" || s.Excluded(filepath.Join(mod, "a.go")) {
+		t.Errorf("whole-configuration source: %+v", s)
+	}
+	// A ReadFile hook serves the file instead of the disk.
+	served := Source{ReadFile: func(string) ([]byte, error) { return []byte("profile: strict\n"), nil }}
+	if s, err := served.ForDir(mod); err != nil || !s.Strict() {
+		t.Errorf("ReadFile hook not used: %+v, %v", s, err)
 	}
 }

@@ -13,9 +13,9 @@ import (
 // Files lists every .gatesift.yaml that can affect packages below dir: the
 // files from dir up to the module root, every file inside that module (but
 // in directories that hold no analyzed package: hidden ones, vendor,
-// testdata, node_modules), and the -config override. Only files that exist
-// are listed, sorted, each once.
-func Files(dir string) []string {
+// testdata, node_modules), and the source's override file. Only files that
+// exist are listed, sorted, each once.
+func (src Source) Files(dir string) []string {
 	root := moduleRoot(dir)
 	var candidates []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
@@ -42,8 +42,8 @@ func Files(dir string) []string {
 			return nil
 		})
 	}
-	if Overrides.File != "" {
-		candidates = append(candidates, Overrides.File)
+	if src.File != "" {
+		candidates = append(candidates, src.File)
 	}
 	sort.Strings(candidates)
 	var files []string
@@ -61,15 +61,15 @@ func Files(dir string) []string {
 // Digest hashes the files Files lists, names and contents. go vet keys its
 // result cache on the tool's -V=full output and flags; the binary puts this
 // digest in both, so editing a config is never hidden by a cached result.
-func Digest(dir string) string {
-	return DigestFiles(Files(dir))
+func (src Source) Digest(dir string) string {
+	return src.DigestFiles(src.Files(dir))
 }
 
 // DigestFiles hashes the given files, for a caller that already listed them.
-func DigestFiles(files []string) string {
+func (src Source) DigestFiles(files []string) string {
 	h := sha256.New()
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := src.readFile(f)
 		if err != nil {
 			continue
 		}

@@ -100,7 +100,14 @@ func Parse(fset *token.FileSet, files []*ast.File) *Set {
 			}
 		}
 	}
-	sort.Slice(s.All, func(i, j int) bool { return s.All[i].Pos < s.All[j].Pos })
+	// By file name, then position within the file: token.Pos order across
+	// files is the order the driver parsed them in.
+	sort.Slice(s.All, func(i, j int) bool {
+		if s.All[i].File != s.All[j].File {
+			return s.All[i].File < s.All[j].File
+		}
+		return s.All[i].Pos < s.All[j].Pos
+	})
 	return s
 }
 

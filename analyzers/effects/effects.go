@@ -3,20 +3,19 @@ package effects
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
 
-	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -76,6 +75,7 @@ type Result struct {
 	kb      *signals.Knowledge
 	decls   map[*types.Func]*ast.FuncDecl
 	summary map[*types.Func]*Summary
+	scc     components // the recursion of Of, for recursive functions
 
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
@@ -87,6 +87,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "gatesifteffects",
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
+	Requires:   []*analysis.Analyzer{settings.Analyzer},
 	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
@@ -122,12 +123,14 @@ func run(pass *analysis.Pass) (res any, err error) {
 			}
 		}
 	}
-	// Summaries in a stable order; recursion is cut by the in-progress mark.
+	// Summaries in source order (file name, offset: token.Pos order is the
+	// order the driver parsed the files in). The order does not change
+	// them: recursive functions are summarized together (recursion.go).
 	fns := make([]*types.Func, 0, len(r.decls))
 	for fn := range r.decls {
 		fns = append(fns, fn)
 	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
+	r.sortBySource(fns)
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
@@ -156,7 +159,9 @@ func relevant(pass *analysis.Pass, kb *signals.Knowledge) bool {
 	return kb.Knows(pass.Pkg.Path())
 }
 
-var goroot = filepath.Clean(runtime.GOROOT()) + string(filepath.Separator)
+// goroot is the GOROOT of the go command that built the packages' context
+// (GOROOT in the environment, else the toolchain's), as go/build sees it.
+var goroot = filepath.Clean(build.Default.GOROOT) + string(filepath.Separator)
 
 // inGOROOT: the standard library is never analysed or reported on.
 func inGOROOT(pass *analysis.Pass) bool {
@@ -167,23 +172,11 @@ func inGOROOT(pass *analysis.Pass) bool {
 }
 
 func knowledgeFor(pass *analysis.Pass) (*signals.Knowledge, error) {
-	for _, f := range pass.Files {
-		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
-			s, err := config.ForDir(dirOf(name))
-			if err != nil {
-				return nil, err
-			}
-			return s.Knowledge, nil
-		}
+	s, err := settings.Of(pass)
+	if err != nil {
+		return nil, err
 	}
-	return signals.Builtin()
-}
-
-func dirOf(name string) string {
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		return name[:i]
-	}
-	return "."
+	return s.Knowledge, nil
 }
 
 var inProgress = &Summary{}
@@ -196,6 +189,12 @@ func (r *Result) Of(fn *types.Func) *Summary {
 	}
 	fn = fn.Origin()
 	if s, ok := r.summary[fn]; ok {
+		if r.scc.open(fn) {
+			// A call back into a function whose strongly connected
+			// component is still being walked: its summary is not final;
+			// the component is summarized as a whole when it closes.
+			r.scc.edgeTo(fn)
+		}
 		if s == inProgress {
 			return &Summary{}
 		}
@@ -212,7 +211,18 @@ func (r *Result) Of(fn *types.Func) *Summary {
 		r.summary[fn] = s
 		return s
 	}
+	r.scc.enter(fn)
 	r.summary[fn] = inProgress
+	r.summary[fn] = r.summarize(fn, decl)
+	if members := r.scc.leave(fn); members != nil {
+		r.settle(members)
+	}
+	return r.summary[fn]
+}
+
+// summarize computes the summary of a function of this package from its
+// body, with the current summaries of what it calls.
+func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *Summary {
 	scan := r.Scan(decl.Body)
 	s := scan.Summary(fn)
 	if cleanupName.MatchString(fn.Name()) {
@@ -225,7 +235,6 @@ func (r *Result) Of(fn *types.Func) *Summary {
 			}
 		}
 	}
-	r.summary[fn] = s
 	return s
 }
 

@@ -2,7 +2,9 @@ package effects
 
 import (
 	"go/types"
-	"regexp"
+	"path"
+	"strings"
+	"unicode"
 )
 
 // implementations resolves a call through a project interface (a Store, a
@@ -30,7 +32,7 @@ func (r *Result) implementations(fn *types.Func) []*types.Func {
 	scan := func(p *types.Package) {
 		for _, name := range p.Scope().Names() {
 			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() || testDouble.MatchString(name) {
+			if !ok || tn.IsAlias() || r.testDouble(tn) {
 				continue
 			}
 			named, ok := tn.Type().(*types.Named)
@@ -68,11 +70,77 @@ type implKey struct {
 	name  string
 }
 
-// testDouble names types that stand in for the real implementation in
-// tests. An in-memory variant is not one: it is a real alternative (a
-// single-process mode), and when it has no shared effect the call stays
-// unknown.
-var testDouble = regexp.MustCompile(`(?i)(mock|fake|stub|noop|nop|dummy|spy|test)`)
+// testDouble reports whether a type stands in for the real implementation
+// in tests: one of the words of its name is a test-double word (MockStore,
+// fakeDB, noopSender, but not latestPrices or Contest), it is declared in a
+// _test.go file, or its package is test support (a mocks or fakes package,
+// an external test package, or one importing testing). An in-memory variant
+// is not one: it is a real alternative (a single-process mode), and when it
+// has no shared effect the call stays unknown.
+func (r *Result) testDouble(tn *types.TypeName) bool {
+	for _, w := range identWords(tn.Name()) {
+		if doubleWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	if pos := r.pass.Fset.Position(tn.Pos()); strings.HasSuffix(pos.Filename, "_test.go") {
+		return true
+	}
+	return testSupport(tn.Pkg())
+}
+
+var doubleWords = map[string]bool{
+	"mock": true, "mocks": true, "mocked": true, "fake": true, "fakes": true,
+	"stub": true, "stubs": true, "stubbed": true, "noop": true, "nop": true,
+	"dummy": true, "spy": true, "test": true, "testing": true,
+}
+
+// testSupport: a package that exists for tests.
+func testSupport(p *types.Package) bool {
+	if p == nil {
+		return false
+	}
+	// Only whole names and unambiguous suffixes: a package named latest or
+	// contest is no test support; storetest-like ones import testing.
+	name := path.Base(p.Path())
+	if doubleWords[name] || strings.HasSuffix(name, "mocks") || strings.HasSuffix(name, "_test") {
+		return true
+	}
+	for _, imp := range p.Imports() {
+		if imp.Path() == "testing" {
+			return true
+		}
+	}
+	return false
+}
+
+// identWords splits an identifier into its words: at underscores and
+// digits, before an upper-case letter that follows a lower-case one
+// (latestPrices: latest, Prices), and before the last upper-case letter of
+// an acronym followed by a lower-case one (HTTPMock: HTTP, Mock).
+func identWords(id string) []string {
+	var words []string
+	runes := []rune(id)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			words = append(words, string(runes[start:end]))
+		}
+		start = end
+	}
+	for i, c := range runes {
+		switch {
+		case c == '_' || unicode.IsDigit(c):
+			flush(i)
+			start = i + 1
+		case i > start && unicode.IsUpper(c) &&
+			(unicode.IsLower(runes[i-1]) || i+1 < len(runes) && unicode.IsLower(runes[i+1]) && unicode.IsUpper(runes[i-1])):
+			flush(i)
+		}
+	}
+	flush(len(runes))
+	return words
+}
 
 // implementationEffects returns the effects of an interface call when every
 // implementation found reaches shared state, nil otherwise.

@@ -21,8 +21,10 @@ import (
 // LE4xxx rules produced in the same run (suppressed ones included), so the
 // inventory and the findings cannot disagree. jobs.Analyzer must be a root
 // of the run (the checker keeps only root results); packages without its
-// result are skipped. Positions are relative to baseDir when below it.
-func FromGraph(graph *checker.Graph, baseDir string) []Entry {
+// result are skipped. Positions are relative to baseDir when below it. src
+// is the configuration the run's analyzers were bound to (settings.Bind);
+// jobs.Analyzer is recognized by name, so a bound copy counts.
+func FromGraph(graph *checker.Graph, baseDir string, src config.Source) []Entry {
 	type pkgActs struct {
 		jobs  *jobs.Result
 		diags []Diagnostic
@@ -40,7 +42,7 @@ func FromGraph(graph *checker.Graph, baseDir string) []Entry {
 		if act.Err != nil {
 			continue
 		}
-		if act.Analyzer == jobs.Analyzer {
+		if act.Analyzer.Name == jobs.Analyzer.Name {
 			pa.jobs, _ = act.Result.(*jobs.Result)
 			continue
 		}
@@ -66,7 +68,7 @@ func FromGraph(graph *checker.Graph, baseDir string) []Entry {
 		if pa.jobs == nil || len(p.GoFiles) == 0 {
 			continue
 		}
-		settings, err := config.ForDir(filepath.Dir(p.GoFiles[0]))
+		settings, err := src.ForDir(filepath.Dir(p.GoFiles[0]))
 		if err != nil {
 			continue // every rule reports it already
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/lockexpiry"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/lockrenewal"
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/unsafeunlock"
+	"github.com/gatesift/gatesift-vet/config"
 )
 
 // TestLocksAndElections runs the lock and leadership rules with the jobs
@@ -53,7 +54,7 @@ func TestLocksAndElections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := FromGraph(g, filepath.Join(own, "src"))
+	entries := FromGraph(g, filepath.Join(own, "src"), config.Source{})
 
 	got := map[string]string{}
 	for _, e := range entries {

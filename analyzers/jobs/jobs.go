@@ -17,7 +17,7 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
-	"github.com/gatesift/gatesift-vet/config"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -91,7 +91,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "gatesiftjobs",
 	Doc:        "find scheduled and background work, its effects and its guards",
 	Run:        run,
-	Requires:   []*analysis.Analyzer{inspect.Analyzer, effects.Analyzer, directive.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, effects.Analyzer, directive.Analyzer, settings.Analyzer},
 	FactTypes:  []analysis.Fact{(*SchedulesParam)(nil), (*HasHelpers)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
@@ -122,13 +122,13 @@ func run(pass *analysis.Pass) (res any, err error) {
 			res, err = out, nil
 		}
 	}()
-	settings, err := settingsFor(pass)
+	conf, err := settings.Of(pass)
 	if err != nil {
 		return nil, err
 	}
 	f := &finder{
 		pass:             pass,
-		kb:               settings.Knowledge,
+		kb:               conf.Knowledge,
 		eff:              pass.ResultOf[effects.Analyzer].(*effects.Result),
 		dirs:             pass.ResultOf[directive.Analyzer].(*directive.Set),
 		insp:             pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
@@ -146,13 +146,13 @@ func run(pass *analysis.Pass) (res any, err error) {
 	relevant := false
 	for _, file := range pass.Files {
 		name := pass.Fset.File(file.Pos()).Name()
-		if strings.HasSuffix(name, "_test.go") && !settings.Config.Tests || ast.IsGenerated(file) && !settings.Config.Generated {
+		if strings.HasSuffix(name, "_test.go") && !conf.Config.Tests || ast.IsGenerated(file) && !conf.Config.Generated {
 			continue
 		}
 		f.files[file] = true
 		for _, imp := range file.Imports {
 			p := strings.Trim(imp.Path.Value, `"`)
-			if p == "time" || settings.Knowledge.Knows(p) {
+			if p == "time" || conf.Knowledge.Knows(p) {
 				relevant = true
 			}
 		}
@@ -193,22 +193,6 @@ func (*HasHelpers) String() string { return "has scheduling helpers" }
 func (f *finder) exportHelper(fn *types.Func, sp *SchedulesParam) {
 	f.pass.ExportObjectFact(fn, sp)
 	f.pass.ExportPackageFact(&HasHelpers{})
-}
-
-func settingsFor(pass *analysis.Pass) (*config.Settings, error) {
-	for _, f := range pass.Files {
-		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
-			return config.ForDir(dirOf(name))
-		}
-	}
-	return config.ForDir(".")
-}
-
-func dirOf(name string) string {
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		return name[:i]
-	}
-	return "."
 }
 
 func (f *finder) inScope(n ast.Node) bool {

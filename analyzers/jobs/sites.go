@@ -195,10 +195,11 @@ func (f *finder) receivingLoops(call *ast.CallExpr, stack []ast.Node, needReset 
 	if obj == nil {
 		return nil
 	}
-	// A local variable is received from in its function; a field anywhere in
-	// the package.
-	scope := ast.Node(enclosingFunc(stack))
-	if v, ok := obj.(*types.Var); ok && v.IsField() || scope == nil {
+	// A local variable is received from in its function; a field or a
+	// package-level variable anywhere in the package. The scope is kept as
+	// a *ast.FuncDecl: a nil one stored in an ast.Node would not be == nil.
+	scope := enclosingFunc(stack)
+	if v, ok := obj.(*types.Var); ok && v.IsField() {
 		scope = nil
 	}
 	var loops []ast.Node
@@ -230,8 +231,10 @@ func (f *finder) receivingLoops(call *ast.CallExpr, stack []ast.Node, needReset 
 	if scope != nil {
 		visit(scope)
 	} else {
-		for file := range f.files {
-			visit(file)
+		for _, file := range f.pass.Files { // not the map: the loops' order is the jobs' order
+			if f.files[file] {
+				visit(file)
+			}
 		}
 	}
 	if !reset {

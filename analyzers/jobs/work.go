@@ -30,6 +30,9 @@ func (f *finder) addLoopJob(call *ast.CallExpr, name, schedule string, loop ast.
 	case *ast.RangeStmt:
 		body = l.Body
 	}
+	if body == nil {
+		return // j.Work is an ast.Node: a nil *ast.BlockStmt in it would not be == nil
+	}
 	j.Work, j.WorkName = body, "loop body"
 	f.scanWork(j, body)
 	f.finish(j, stack)

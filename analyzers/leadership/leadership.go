@@ -23,12 +23,6 @@ func Kind(k *signals.Knowledge, fn *types.Func, kinds ...string) *signals.API {
 	return lookup(k, fn.Pkg().Path(), signals.RecvName(fn), fn.Name(), kinds)
 }
 
-// Field returns the entry naming field name of struct type recv in pkg with
-// one of kinds, or nil.
-func Field(k *signals.Knowledge, pkg, recv, name string, kinds ...string) *signals.API {
-	return lookup(k, pkg, recv, name, kinds)
-}
-
 // FieldOf returns the entry naming the field a key of a composite literal of
 // type t refers to, or nil.
 func FieldOf(k *signals.Knowledge, t types.Type, field string, kinds ...string) *signals.API {

@@ -277,27 +277,6 @@ func RecvTypeName(fd *ast.FuncDecl) string {
 	}
 }
 
-// Calls returns the calls inside root in source order, with the classified
-// lock operation of each (nil when the call is not one).
-func Calls(info *types.Info, kb *signals.Knowledge, root ast.Node) (calls []*ast.CallExpr, ops map[*ast.CallExpr]*Op) {
-	ops = make(map[*ast.CallExpr]*Op)
-	ast.Inspect(root, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
-			calls = append(calls, call)
-			if op := Classify(info, kb, call); op != nil {
-				ops[call] = op
-			}
-		}
-		return true
-	})
-	return calls, ops
-}
-
-// Within reports whether n lies inside [pos, end).
-func Within(n ast.Node, pos, end token.Pos) bool {
-	return n.Pos() >= pos && n.Pos() < end
-}
-
 // Line returns the line of pos.
 func Line(fset *token.FileSet, pos token.Pos) int { return fset.Position(pos).Line }
 

@@ -4,8 +4,11 @@
 //
 //   - Analyzer.Name, URL and every diagnostic's Category come from the
 //     registry in package signals;
-//   - the package's .gatesift.yaml decides whether the rule runs, its
-//     profile and its excludes;
+//   - the package's .gatesift.yaml decides whether the rule reports, its
+//     profile and its excludes; a rule with facts runs even when disabled,
+//     reporting nothing, because its facts are what importers see of the
+//     package, and one package's configuration must not change another's
+//     findings;
 //   - //gatesift:ignore and file-ignore directives suppress findings, which
 //     are kept in the analyzer's result for SARIF;
 //   - _test.go and generated files are skipped unless the config asks;
@@ -25,6 +28,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -33,7 +37,10 @@ import (
 type Spec struct {
 	ID  string // the registry ID, e.g. "LE1001"
 	Doc string // the analyzer doc; defaults to the registry title and help
-	// Run checks one package and reports through the Pass.
+	// Run checks one package and reports through the Pass. A rule with
+	// FactTypes is run on a package that disables it too, to export its
+	// facts; Pass.FactsOnly then says so, and Run should stop once the
+	// facts are exported.
 	Run       func(*Pass) error
 	Requires  []*analysis.Analyzer
 	FactTypes []analysis.Fact
@@ -64,7 +71,7 @@ func New(spec Spec) *analysis.Analyzer {
 		Name:       r.Name,
 		Doc:        doc,
 		URL:        r.URL(), // the rule's section; a driver resolving "#"+Category lands on the same anchor
-		Requires:   append([]*analysis.Analyzer{directive.Analyzer}, spec.Requires...),
+		Requires:   append([]*analysis.Analyzer{directive.Analyzer, settings.Analyzer}, spec.Requires...),
 		FactTypes:  spec.FactTypes,
 		ResultType: reflect.TypeOf((*Outcome)(nil)),
 	}
@@ -74,20 +81,22 @@ func New(spec Spec) *analysis.Analyzer {
 
 func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error) {
 	out := new(Outcome)
-	settings, err := settingsFor(pass)
+	conf, err := settings.Of(pass)
 	if err != nil {
 		return nil, err // a broken config is a tool error (exit 1), not a finding
 	}
-	if !settings.Enabled(r.ID) {
+	enabled := conf.Enabled(r.ID)
+	if !enabled && len(spec.FactTypes) == 0 {
 		return out, nil
 	}
 	p := &Pass{
 		Pass:       pass,
 		Rule:       r,
-		Settings:   settings,
-		KB:         settings.Knowledge,
+		Settings:   conf,
+		KB:         conf.Knowledge,
 		Directives: pass.ResultOf[directive.Analyzer].(*directive.Set),
 		out:        out,
+		factsOnly:  !enabled,
 	}
 	defer func() {
 		if x := recover(); x != nil {
@@ -117,7 +126,7 @@ func run(pass *analysis.Pass, r signals.Rule, spec Spec) (result any, err error)
 	if err := spec.Run(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, err)
 	}
-	out.Ran = true
+	out.Ran = enabled
 	return out, nil
 }
 
@@ -138,17 +147,6 @@ func firstFrames(stack string) string {
 	return strings.Join(keep, " <- ")
 }
 
-func settingsFor(pass *analysis.Pass) (*config.Settings, error) {
-	dir := "."
-	for _, f := range pass.Files {
-		if name := pass.Fset.File(f.Pos()).Name(); name != "" {
-			dir = filepath.Dir(name)
-			break
-		}
-	}
-	return config.ForDir(dir)
-}
-
 // Pass is what a rule's check function sees: the analysis pass plus the
 // rule's settings, the knowledge base and the package's directives.
 type Pass struct {
@@ -158,7 +156,13 @@ type Pass struct {
 	KB         *signals.Knowledge
 	Directives *directive.Set
 	out        *Outcome
+	factsOnly  bool
 }
+
+// FactsOnly reports whether the configuration disables the rule on this
+// package: Run is called only for the facts it exports, and Report drops
+// every finding.
+func (p *Pass) FactsOnly() bool { return p.factsOnly }
 
 // Files returns the files the rule should look at: without _test.go and
 // generated files unless the config opts in.
@@ -187,6 +191,9 @@ func (p *Pass) skip(f *ast.File) bool {
 // Report reports a finding of the rule unless a directive suppresses it or
 // the config excludes its file. Category is always the rule ID.
 func (p *Pass) Report(d analysis.Diagnostic) {
+	if p.factsOnly {
+		return
+	}
 	d.Category = p.Rule.ID
 	file := p.Fset.File(d.Pos)
 	if file == nil {
@@ -220,19 +227,6 @@ func (p *Pass) Reportf(node ast.Node, related []analysis.RelatedInformation, for
 // Related builds a related-information entry spanning node.
 func Related(node ast.Node, format string, args ...any) analysis.RelatedInformation {
 	return analysis.RelatedInformation{Pos: node.Pos(), End: node.End(), Message: fmt.Sprintf(format, args...)}
-}
-
-// ImportsAny reports whether the package imports (directly) any of the
-// paths, for a rule's fast exit.
-func (p *Pass) ImportsAny(paths ...string) bool {
-	for _, imp := range p.Pkg.Imports() {
-		for _, path := range paths {
-			if imp.Path() == path {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // ImportsKnown reports whether the package imports any package the

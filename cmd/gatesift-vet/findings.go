@@ -20,15 +20,17 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
+	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
 // results is one standalone run, ready for any output format.
 type results struct {
 	cwd        string
-	root       string     // module root: SARIF URIs and fingerprints are relative to it
-	findings   []*finding // reported, sorted by position
-	suppressed []*finding // silenced by a //gatesift: directive, for SARIF
+	source     config.Source // the configuration the run was bound to
+	root       string        // module root: SARIF URIs and fingerprints are relative to it
+	findings   []*finding    // reported, sorted by position
+	suppressed []*finding    // silenced by a //gatesift: directive, for SARIF
 	errors     []actionError
 	inventory  []inventory.Entry   // the jobs, locks and elections of the root packages, for -report
 	programs   []inventory.Program // the binaries among the root packages, for -report
@@ -59,27 +61,27 @@ type finding struct {
 // collect turns the action graph into results. Diagnostics are
 // de-duplicated by position and message, because a file belongs to both a
 // package and its test variant.
-func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string) *results {
-	res := &results{cwd: cwd, root: cwd}
+func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string, src config.Source) *results {
+	res := &results{cwd: cwd, root: cwd, source: src}
 	for _, p := range pkgs {
 		if p.Module != nil && p.Module.Dir != "" {
 			res.root = p.Module.Dir
 			break
 		}
 	}
-	order := map[*analysis.Analyzer]int{}
-	for i, a := range analyzers() {
-		order[a] = i
+	order := map[string]int{} // by name: the run's analyzers are bound copies
+	for i, a := range analyzers(config.Source{}) {
+		order[a.Name] = i
 	}
 	roots := append([]*checker.Action(nil), graph.Roots...)
 	sort.SliceStable(roots, func(i, j int) bool {
 		if roots[i].Package.ID != roots[j].Package.ID {
 			return roots[i].Package.ID < roots[j].Package.ID
 		}
-		return order[roots[i].Analyzer] < order[roots[j].Analyzer]
+		return order[roots[i].Analyzer.Name] < order[roots[j].Analyzer.Name]
 	})
 
-	res.inventory = inventory.FromGraph(graph, cwd)
+	res.inventory = inventory.FromGraph(graph, cwd, src)
 	res.programs = programsOf(pkgs)
 	for act := range graph.All() {
 		if act.Err != nil {

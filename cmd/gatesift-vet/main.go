@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/analyzers/suite"
 	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
@@ -30,13 +31,15 @@ const progname = "gatesift-vet"
 // every build users get.
 var testAnalyzers func() []*analysis.Analyzer
 
-// analyzers is the set every mode runs: the suite, plus the test hook's.
-func analyzers() []*analysis.Analyzer {
+// analyzers is the set every mode runs: the suite, plus the test hook's and
+// extra roots, bound together to the configuration source of the command
+// line (one Bind: a fact type may have one analyzer only).
+func analyzers(src config.Source, extra ...*analysis.Analyzer) []*analysis.Analyzer {
 	all := suite.All()
 	if testAnalyzers != nil {
 		all = append(all, testAnalyzers()...)
 	}
-	return all
+	return settings.Bind(append(all, extra...), src)
 }
 
 func main() {
@@ -99,50 +102,49 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.configDigest, "config-digest", "", "fail unless the configuration digest is `D` (see -print-config-digest); under go vet it also keys the result cache")
 }
 
-// apply validates the flags and hands them to the analyzers through
-// config.Overrides, before any package is analyzed.
-func (c *commonFlags) apply(vet bool) error {
+// source validates the flags and returns the configuration source the
+// analyzers are bound to, before any package is analyzed.
+func (c *commonFlags) source(vet bool) (config.Source, error) {
+	var src config.Source
 	if c.checks != "" {
 		if _, err := signals.ParseChecks(c.checks); err != nil {
-			return fmt.Errorf("-checks: %v", err)
+			return src, fmt.Errorf("-checks: %v", err)
 		}
 	}
 	if _, err := signals.ParseProfile(c.profile); err != nil {
-		return fmt.Errorf("-profile: %v", err)
+		return src, fmt.Errorf("-profile: %v", err)
 	}
 	file := c.configFile
 	if file != "" {
 		if vet && !filepath.IsAbs(file) {
 			// go vet runs the tool in each package's directory, so a
 			// relative path would name a different file per package.
-			return fmt.Errorf("-config %s: under go vet the path must be absolute", file)
+			return src, fmt.Errorf("-config %s: under go vet the path must be absolute", file)
 		}
 		abs, err := filepath.Abs(file)
 		if err != nil {
-			return err
+			return src, err
 		}
 		data, err := os.ReadFile(abs)
 		if err != nil {
-			return fmt.Errorf("-config: %v", err)
+			return src, fmt.Errorf("-config: %v", err)
 		}
 		if _, err := config.Parse(abs, data); err != nil {
-			return err
+			return src, err
 		}
 		file = abs
 	}
-	config.Overrides.Checks = c.checks
-	config.Overrides.Profile = c.profile
-	config.Overrides.File = file
+	src.Overrides = config.Overrides{Checks: c.checks, Profile: c.profile, File: file}
 	if c.configDigest != "" {
 		cwd, err := os.Getwd()
 		if err != nil {
-			return err
+			return src, err
 		}
-		if got := config.Digest(cwd); got != c.configDigest {
-			return fmt.Errorf("the configuration changed: -config-digest=%s, but the .gatesift.yaml files now digest to %s", c.configDigest, got)
+		if got := src.Digest(cwd); got != c.configDigest {
+			return src, fmt.Errorf("the configuration changed: -config-digest=%s, but the .gatesift.yaml files now digest to %s", c.configDigest, got)
 		}
 	}
-	return nil
+	return src, nil
 }
 
 func fatalf(stderr io.Writer, format string, args ...any) int {

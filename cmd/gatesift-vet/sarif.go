@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -116,16 +115,17 @@ type (
 // sarifWriter holds what converting positions needs: the module root for
 // relative URIs and the source lines for UTF-16 columns.
 type sarifWriter struct {
-	res   *results
-	lines lineCache
+	res      *results
+	lines    lineCache
+	severity map[string]map[string]string // directory -> its configuration's severities
 }
 
 func writeSARIF(w io.Writer, res *results) error {
-	sw := &sarifWriter{res: res, lines: newLineCache()}
+	sw := &sarifWriter{res: res, lines: newLineCache(), severity: map[string]map[string]string{}}
 	// The catalogue's levels follow the configuration of the directory the
 	// tool runs in; each result's level follows its own file's.
 	var topSeverity map[string]string
-	if s, err := config.ForDir(res.cwd); err == nil && s.Config != nil {
+	if s, err := res.source.ForDir(res.cwd); err == nil && s.Config != nil {
 		topSeverity = s.Config.Severity
 	}
 	run := sarifRun{
@@ -202,9 +202,13 @@ func level(r signals.Rule, severity map[string]string) string {
 }
 
 func (sw *sarifWriter) result(f *finding, index map[string]int) sarifResult {
-	var severity map[string]string
-	if s, err := config.ForDir(filepath.Dir(f.pos.Filename)); err == nil && s.Config != nil {
-		severity = s.Config.Severity
+	dir := filepath.Dir(f.pos.Filename)
+	severity, ok := sw.severity[dir]
+	if !ok {
+		if s, err := sw.res.source.ForDir(dir); err == nil && s.Config != nil {
+			severity = s.Config.Severity
+		}
+		sw.severity[dir] = severity
 	}
 	lvl := "warning"
 	if f.rule.ID != "" {

@@ -122,7 +122,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if o.baseline != "" && o.writeBaseline != "" {
 		return fatalf(stderr, "-baseline and -write-baseline are exclusive")
 	}
-	if err := o.commonFlags.apply(false); err != nil {
+	src, err := o.commonFlags.source(false)
+	if err != nil {
 		return fatalf(stderr, "%v", err)
 	}
 	cwd, err := os.Getwd()
@@ -130,7 +131,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		return fatalf(stderr, "%v", err)
 	}
 	if o.printDigest {
-		fmt.Fprintln(stdout, config.Digest(cwd))
+		fmt.Fprintln(stdout, src.Digest(cwd))
 		return exitOK
 	}
 	// Read the baseline before the (slow) analysis: a bad file name fails fast.
@@ -163,7 +164,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if o.tags != "" {
 		buildFlags = []string{"-tags=" + o.tags}
 	}
-	res, code := analyze(cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
+	res, code := analyze(src, cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
 	if code != exitOK {
 		return code
 	}
@@ -221,10 +222,10 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 // code means the run failed and the reason is already on stderr.
 // analyze loads and checks the packages; with inventory, the jobs analysis
 // is a root too, because the checker keeps only root results.
-func analyze(cwd string, patterns []string, tests bool, buildFlags []string, inventory bool, stderr io.Writer) (*results, int) {
+func analyze(src config.Source, cwd string, patterns []string, tests bool, buildFlags []string, inventory bool, stderr io.Writer) (*results, int) {
 	// The configuration of the working directory (usually the module
 	// root's) is checked before the slow load, to fail fast on a typo.
-	if _, err := config.ForDir(cwd); err != nil {
+	if _, err := src.ForDir(cwd); err != nil {
 		fmt.Fprintln(stderr, shortenPaths(err.Error(), cwd))
 		return nil, exitTool
 	}
@@ -265,7 +266,7 @@ func analyze(cwd string, patterns []string, tests bool, buildFlags []string, inv
 		if len(p.GoFiles) == 0 {
 			continue
 		}
-		if _, err := config.ForDir(filepath.Dir(p.GoFiles[0])); err != nil && !seen[err.Error()] {
+		if _, err := src.ForDir(filepath.Dir(p.GoFiles[0])); err != nil && !seen[err.Error()] {
 			seen[err.Error()] = true
 			cfgErrs = append(cfgErrs, shortenPaths(err.Error(), cwd))
 		}
@@ -279,16 +280,16 @@ func analyze(cwd string, patterns []string, tests bool, buildFlags []string, inv
 	}
 
 	prog.printf("analyzing %d package(s)", len(pkgs))
-	roots := analyzers()
+	roots := analyzers(src)
 	if inventory {
-		roots = append(roots, jobs.Analyzer)
+		roots = analyzers(src, jobs.Analyzer)
 	}
 	graph, err := checker.Analyze(roots, pkgs, &checker.Options{})
 	prog.done()
 	if err != nil {
 		return nil, fatalf(stderr, "%v", err)
 	}
-	return collect(graph, pkgs, cwd), exitOK
+	return collect(graph, pkgs, cwd, src), exitOK
 }
 
 // loadErrors lists the distinct errors of the packages and their

@@ -47,7 +47,12 @@ func printFullVersion(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fatalf(stderr, "%v", err)
 	}
-	fmt.Fprintf(h, "\x00config %s", config.DigestFiles(config.Files(cwd)))
+	// The command line is not parsed yet: the digest covers the files
+	// discovery finds (a -config file is in go vet's flags, also keyed).
+	// A broken file is reported by each package's run, not here: go vet
+	// stops with "error obtaining buildID" when -V=full fails.
+	var discovery config.Source
+	fmt.Fprintf(h, "\x00config %s", discovery.DigestFiles(discovery.Files(cwd)))
 	fmt.Fprintf(stdout, "%s version %s buildID=%x\n", progname, version(), h.Sum(nil))
 	return exitOK
 }
@@ -64,6 +69,7 @@ func runVet(args []string) {
 	// the command line is read once more here on a throwaway flag set that
 	// knows every flag unitchecker will define.
 	var pre commonFlags
+	var src config.Source
 	if prescan(args, &pre) {
 		unit := ""
 		if u := args[len(args)-1]; strings.HasSuffix(u, ".cfg") {
@@ -76,12 +82,13 @@ func runVet(args []string) {
 			// the user pinned, and findings are not reported there.
 			pre.configDigest = ""
 		}
-		if err := pre.apply(true); err != nil {
+		var err error
+		if src, err = pre.source(true); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", progname, err)
 			os.Exit(exitTool)
 		}
 		if unit != "" {
-			if err := checkUnitConfig(unit); err != nil {
+			if err := checkUnitConfig(unit, src); err != nil {
 				// Print it once, without the per-analyzer repetition
 				// unitchecker would produce (every rule fails the same way).
 				fmt.Fprintln(os.Stderr, err)
@@ -89,7 +96,7 @@ func runVet(args []string) {
 			}
 		}
 	}
-	unitchecker.Main(analyzers()...)
+	unitchecker.Main(analyzers(src)...)
 }
 
 // prescan parses args into pre, reporting false when the command line does
@@ -101,7 +108,7 @@ func prescan(args []string, pre *commonFlags) bool {
 	// The flags analysisflags.Parse defines in multi mode: an enable flag
 	// per analyzer, their own flags, and the standard ones. Only whether a
 	// flag is boolean matters here, so each gets a throwaway value.
-	for _, a := range analyzers() {
+	for _, a := range analyzers(config.Source{}) {
 		if fs.Lookup(a.Name) != nil {
 			continue // analyzer names need not be unique
 		}
@@ -151,7 +158,7 @@ func isDependency(unit string) bool {
 
 // checkUnitConfig resolves the configuration for the package a *.cfg file
 // describes, so a malformed .gatesift.yaml is a clear tool error.
-func checkUnitConfig(unit string) error {
+func checkUnitConfig(unit string, src config.Source) error {
 	data, err := os.ReadFile(unit)
 	if err != nil {
 		return nil // unitchecker reports it
@@ -160,6 +167,6 @@ func checkUnitConfig(unit string) error {
 	if json.Unmarshal(data, &cfg) != nil || len(cfg.GoFiles) == 0 {
 		return nil
 	}
-	_, err = config.ForDir(filepath.Dir(cfg.GoFiles[0]))
+	_, err = src.ForDir(filepath.Dir(cfg.GoFiles[0]))
 	return err
 }

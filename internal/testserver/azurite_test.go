@@ -73,7 +73,8 @@ func TestAzuriteRestartKeepsBlobs(t *testing.T) {
 }
 
 func TestAzuriteShared(t *testing.T) {
-	if Azurite(t).Server != Azurite(t).Server {
+	first, second := Azurite(t), Azurite(t)
+	if first.Server != second.Server {
 		t.Fatal("Azurite under Main did not share one server")
 	}
 }

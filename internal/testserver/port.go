@@ -5,20 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"testing"
 	"time"
 )
-
-// FreePort returns a loopback TCP port that was free a moment ago. Another
-// process may take it before the caller binds it; Launch retries for that.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	ports, err := FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ports[0]
-}
 
 // FreePorts returns n distinct free loopback ports. All listeners are held
 // open until every port is chosen, so the ports differ from each other.
@@ -61,15 +49,4 @@ func WaitReady(ctx context.Context, exited <-chan struct{}, ready func(ctx conte
 			wait *= 2
 		}
 	}
-}
-
-// DialCheck is a Ready function that succeeds once addr accepts TCP
-// connections; servers with a protocol should check more than that.
-func DialCheck(ctx context.Context, addr string) error {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }

@@ -17,7 +17,6 @@ type Proxy struct {
 	cut     bool                  // refuse connections until Heal
 	stalled chan struct{}         // non-nil while stalled; closed by Heal
 	conns   map[net.Conn]struct{} // both ends of every forwarded pair
-	clients int                   // forwarded client connections
 	wg      sync.WaitGroup
 	closed  bool
 }
@@ -39,9 +38,6 @@ func NewProxy(t testing.TB, target string) *Proxy {
 
 // Addr is the address clients dial instead of the server's.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
-
-// Port is the proxy's port.
-func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 
 // Cut closes every open connection and refuses new ones (accepted and
 // closed at once) until Heal: the client sees resets, fast.
@@ -72,13 +68,6 @@ func (p *Proxy) Heal() {
 		p.stalled = nil
 	}
 	p.mu.Unlock()
-}
-
-// Conns is the number of client connections being forwarded.
-func (p *Proxy) Conns() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clients
 }
 
 // Close stops the proxy and closes all its connections.
@@ -164,9 +153,6 @@ func (p *Proxy) serve(c net.Conn) {
 		c.Close()
 		return
 	}
-	p.mu.Lock()
-	p.clients++
-	p.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); p.pipe(s, c) }()
@@ -175,7 +161,6 @@ func (p *Proxy) serve(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	delete(p.conns, s)
-	p.clients--
 	p.mu.Unlock()
 }
 

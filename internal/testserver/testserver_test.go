@@ -141,7 +141,8 @@ func TestRedisWithoutPersistenceForgets(t *testing.T) {
 }
 
 func TestRedisShared(t *testing.T) {
-	if Redis(t).Server != Redis(t).Server {
+	first, second := Redis(t), Redis(t)
+	if first.Server != second.Server {
 		t.Fatal("Redis under Main did not share one server")
 	}
 }

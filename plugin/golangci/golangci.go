@@ -9,8 +9,8 @@
 // .gatesift.yaml the analysed package finds, so a project keeps one config
 // file for every driver. Any other key (tests, generated, severity,
 // knowledge) makes the settings a complete configuration that replaces
-// .gatesift.yaml discovery, because package config has one override file,
-// not a merge of two. exclude is refused: its globs are relative to the
+// .gatesift.yaml discovery, because package config has one override, not a
+// merge of two. exclude is refused: its globs are relative to the
 // config file's directory, which plugin settings do not have; golangci-lint's
 // own linters.exclusions.paths does the same job.
 package golangci
@@ -18,15 +18,15 @@ package golangci
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 	"gopkg.in/yaml.v3"
 
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/analyzers/suite"
 	"github.com/gatesift/gatesift-vet/config"
 )
@@ -38,29 +38,25 @@ func init() {
 	register.Plugin(Name, New)
 }
 
-// Plugin is the register.LinterPlugin of gatesift-vet.
+// Plugin is the register.LinterPlugin of gatesift-vet. Each Plugin holds
+// its own analyzers, bound to its own settings: two plugins in one process
+// (two golangci-lint configurations, tests) do not share a configuration.
 type Plugin struct {
 	// Config is the decoded settings (never nil).
 	Config *config.Config
-	// File is the configuration file written for settings that replace
-	// discovery, or "".
-	File string
+	// Source is how the analyzers resolve each package's configuration.
+	Source    config.Source
+	analyzers []*analysis.Analyzer
 }
 
 // New decodes golangci-lint's plugin settings (a map decoded from YAML, or
-// nil when there are none) and applies them to package config, which every
-// rule consults. A settings error is returned, so golangci-lint stops with
-// it instead of running with a configuration the user did not write.
-func New(settings any) (register.LinterPlugin, error) {
-	c := new(config.Config)
-	if settings != nil {
-		data, err := json.Marshal(settings)
-		if err != nil {
-			return nil, fmt.Errorf("%s plugin settings: %v", Name, err)
-		}
-		if c, err = config.ParseJSON(Name+" plugin settings", data); err != nil {
-			return nil, err
-		}
+// nil when there are none) into the plugin's own configuration source. A
+// settings error is returned, so golangci-lint stops with it instead of
+// running with a configuration the user did not write.
+func New(raw any) (register.LinterPlugin, error) {
+	c, err := decode(raw)
+	if err != nil {
+		return nil, err
 	}
 	if len(c.Exclude) > 0 {
 		return nil, fmt.Errorf("%s plugin settings: exclude is not supported here (its globs need a config file's directory); "+
@@ -68,17 +64,57 @@ func New(settings any) (register.LinterPlugin, error) {
 	}
 	p := &Plugin{Config: c}
 	if onlyOverrides(c) {
-		config.Overrides.Checks = strings.Join(c.Checks, ",")
-		config.Overrides.Profile = c.Profile
-		return p, nil
+		p.Source.Checks = strings.Join(c.Checks, ",")
+		p.Source.Profile = c.Profile
+	} else {
+		p.Source.Config = c
 	}
-	file, err := writeConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	p.File = file
-	config.Overrides.File = file
+	p.analyzers = settings.Bind(suite.All(), p.Source)
 	return p, nil
+}
+
+// decode parses the settings with the .gatesift.yaml parser, strict about
+// unknown keys. The map golangci-lint hands over is re-encoded as YAML, one
+// key a line, so an error's line names the key; the line is quoted too,
+// since the user wrote it in .golangci.yml, not here.
+func decode(raw any) (*config.Config, error) {
+	if raw == nil {
+		return new(config.Config), nil
+	}
+	// Through JSON first: it rejects what is no configuration at all (a
+	// func, a channel), and yields plain maps and slices for yaml.
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s plugin settings: %v", Name, err)
+	}
+	var plain any
+	if err := json.Unmarshal(data, &plain); err != nil {
+		return nil, fmt.Errorf("%s plugin settings: %v", Name, err)
+	}
+	if data, err = yaml.Marshal(plain); err != nil {
+		return nil, fmt.Errorf("%s plugin settings: %v", Name, err)
+	}
+	source := Name + " plugin settings"
+	c, err := config.Parse(source, data)
+	if err != nil {
+		return nil, quoteLine(err, source, data)
+	}
+	return c, nil
+}
+
+// quoteLine appends the settings line an error "source:N: ..." points at.
+func quoteLine(err error, source string, data []byte) error {
+	rest, ok := strings.CutPrefix(err.Error(), source+":")
+	if !ok {
+		return err
+	}
+	num, _, ok := strings.Cut(rest, ":")
+	n, convErr := strconv.Atoi(num)
+	lines := strings.Split(string(data), "\n")
+	if !ok || convErr != nil || n < 1 || n > len(lines) {
+		return err
+	}
+	return fmt.Errorf("%v (at %q)", err, strings.TrimSpace(lines[n-1]))
 }
 
 // onlyOverrides reports whether the settings hold nothing but checks and
@@ -89,35 +125,12 @@ func onlyOverrides(c *config.Config) bool {
 	return reflect.ValueOf(rest).IsZero()
 }
 
-// writeConfig writes the settings as a .gatesift.yaml in a directory of its
-// own, for config.Overrides.File. The file outlives New on purpose: the
-// rules read it when golangci-lint analyses the first package, and the
-// process ends soon after.
-func writeConfig(c *config.Config) (string, error) {
-	data, err := yaml.Marshal(c)
-	if err != nil {
-		return "", fmt.Errorf("%s plugin settings: %v", Name, err)
-	}
-	dir, err := os.MkdirTemp("", "gatesift-golangci-")
-	if err != nil {
-		return "", fmt.Errorf("%s plugin settings: %v", Name, err)
-	}
-	file := filepath.Join(dir, config.FileName)
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		return "", fmt.Errorf("%s plugin settings: %v", Name, err)
-	}
-	// Parse it back: the file must mean what the settings meant.
-	if _, err := config.Parse(file, data); err != nil {
-		return "", fmt.Errorf("%s plugin settings: %v", Name, err)
-	}
-	return file, nil
-}
-
-// BuildAnalyzers returns every gatesift-vet analyzer, in registry order.
-// Rules the settings disable still run as analyzers (others may require
-// them) but report nothing, exactly as in the binary.
+// BuildAnalyzers returns every gatesift-vet analyzer, in registry order,
+// bound to the plugin's settings. Rules the settings disable still run as
+// analyzers (others may require them, and their facts are needed) but
+// report nothing, exactly as in the binary.
 func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
-	return suite.All(), nil
+	return p.analyzers, nil
 }
 
 // GetLoadMode asks for type information: every rule needs types, and the

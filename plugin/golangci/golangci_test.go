@@ -15,18 +15,10 @@ import (
 	"github.com/gatesift/gatesift-vet/config"
 )
 
-// resetOverrides restores package config's process-wide overrides after a
-// test, since New sets them.
-func resetOverrides(t *testing.T) {
-	saved := config.Overrides
-	t.Cleanup(func() { config.Overrides = saved })
-}
-
 // The settings in these tests are what golangci-lint hands a plugin: YAML
 // decoded by viper into maps, slices and scalars, keys lowercased.
 
 func TestNewRegistered(t *testing.T) {
-	resetOverrides(t)
 	newPlugin, err := register.GetPlugin(Name)
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +46,12 @@ func TestNewRegistered(t *testing.T) {
 	if err := analysis.Validate(as); err != nil {
 		t.Errorf("analyzers do not validate: %v", err)
 	}
-	if config.Overrides.Checks != "" || config.Overrides.Profile != "" || config.Overrides.File != "" {
-		t.Errorf("New(nil) changed the overrides: %+v", config.Overrides)
+	if src := p.(*Plugin).Source; src.Overrides != (config.Overrides{}) {
+		t.Errorf("New(nil) has overrides: %+v", src.Overrides)
 	}
 }
 
 func TestNewChecksAndProfileAreOverrides(t *testing.T) {
-	resetOverrides(t)
 	p, err := New(map[string]any{
 		"checks":  []any{"LE1*", "-LE1002"},
 		"profile": "strict",
@@ -68,20 +59,20 @@ func TestNewChecksAndProfileAreOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := config.Overrides.Checks; got != "LE1*,-LE1002" {
-		t.Errorf("Overrides.Checks = %q", got)
+	src := p.(*Plugin).Source
+	if src.Checks != "LE1*,-LE1002" {
+		t.Errorf("Source.Checks = %q", src.Checks)
 	}
-	if got := config.Overrides.Profile; got != "strict" {
-		t.Errorf("Overrides.Profile = %q", got)
+	if src.Profile != "strict" {
+		t.Errorf("Source.Profile = %q", src.Profile)
 	}
 	// Discovery of the project's .gatesift.yaml must stay on.
-	if f := p.(*Plugin).File; f != "" || config.Overrides.File != "" {
-		t.Errorf("checks and profile alone wrote a config file %q", f)
+	if src.File != "" || src.Config != nil {
+		t.Errorf("checks and profile alone replaced discovery: %+v", src.Overrides)
 	}
 }
 
 func TestNewFullSettingsReplaceDiscovery(t *testing.T) {
-	resetOverrides(t)
 	// Keys arrive lowercased from viper; rule IDs must still resolve.
 	p, err := New(map[string]any{
 		"checks":   []any{"all"},
@@ -97,24 +88,35 @@ func TestNewFullSettingsReplaceDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := p.(*Plugin).File
-	if file == "" || config.Overrides.File != file {
-		t.Fatalf("File = %q, Overrides.File = %q: want the same written file", file, config.Overrides.File)
+	src := p.(*Plugin).Source
+	c := src.Config
+	if c == nil || src.File != "" || src.Checks != "" || src.Profile != "" {
+		t.Fatalf("Source = %+v: want the settings as the whole configuration", src.Overrides)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(file)) })
-	data, err := os.ReadFile(file)
+	if !c.Tests || len(c.Checks) != 1 || c.Checks[0] != "all" || c.Severity["le1001"] != "warning" {
+		t.Errorf("the configuration lost settings: %+v", c)
+	}
+	if c.Knowledge == nil || len(c.Knowledge.Schedulers) != 1 || c.Knowledge.Schedulers[0].Args["fn"] != 1 {
+		t.Errorf("the configuration lost the knowledge entry: %+v", c.Knowledge)
+	}
+	// The settings replace discovery: a directory with its own
+	// .gatesift.yaml resolves to them.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte("checks: [none]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := src.ForDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse(file, data)
-	if err != nil {
-		t.Fatalf("the written file does not parse: %v\n%s", err, data)
+	if !s.Enabled("LE3003") || !s.Config.Tests || s.File != "" {
+		t.Errorf("ForDir used the discovered file, not the settings: %+v", s)
 	}
-	if !c.Tests || len(c.Checks) != 1 || c.Checks[0] != "all" || c.Severity["le1001"] != "warning" {
-		t.Errorf("written config lost settings: %+v", c)
-	}
-	if c.Knowledge == nil || len(c.Knowledge.Schedulers) != 1 || c.Knowledge.Schedulers[0].Args["fn"] != 1 {
-		t.Errorf("written config lost the knowledge entry:\n%s", data)
+	if !s.Knowledge.Knows("example.com/acme/cron") {
+		t.Errorf("the settings' knowledge is not in the resolved knowledge base")
 	}
 }
 
@@ -136,16 +138,12 @@ func TestNewSettingsErrors(t *testing.T) {
 		{"not JSON", map[string]any{"checks": func() {}}, "json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resetOverrides(t)
 			p, err := New(tc.settings)
 			if err == nil {
 				t.Fatalf("New(%v) = %+v, want an error", tc.settings, p)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not mention %q", err, tc.want)
-			}
-			if config.Overrides.Checks != "" || config.Overrides.Profile != "" || config.Overrides.File != "" {
-				t.Errorf("a failed New changed the overrides: %+v", config.Overrides)
 			}
 		})
 	}
@@ -159,7 +157,6 @@ func TestPluginReportsOnExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads and type-checks examples/flagged and its dependencies")
 	}
-	resetOverrides(t)
 	p, err := New(map[string]any{"checks": []any{"-LE1002"}})
 	if err != nil {
 		t.Fatal(err)
@@ -199,5 +196,76 @@ func TestPluginReportsOnExample(t *testing.T) {
 	// Without the setting, LE1002 reports the RUN_SCHEDULER loop.
 	if found["LE1002"] != 0 {
 		t.Errorf("LE1002 reported %d times although the settings disable it", found["LE1002"])
+	}
+}
+
+// findingsOn runs analyzers the way golangci-lint does on pkgs and counts
+// the root findings by rule.
+func findingsOn(t *testing.T, as []*analysis.Analyzer, pkgs []*packages.Package) map[string]int {
+	t.Helper()
+	g, err := checker.Analyze(as, pkgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]int{}
+	for act := range g.All() {
+		if !act.IsRoot {
+			continue
+		}
+		if act.Err != nil {
+			t.Errorf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err)
+		}
+		for _, d := range act.Diagnostics {
+			found[d.Category]++
+		}
+	}
+	return found
+}
+
+// TestTwoPluginsInOneProcess builds two plugins with opposite settings, as
+// two golangci-lint configurations in one process would, and runs the
+// first after the second was built: each must keep its own settings. One
+// takes the override path (checks only), the other the whole-configuration
+// path (severity makes it one).
+func TestTwoPluginsInOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads and type-checks examples/flagged and its dependencies")
+	}
+	noLE1001, err := New(map[string]any{"checks": []any{"default", "-LE1001"}, "severity": map[string]any{"LE1002": "note"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLE1002, err := New(map[string]any{"checks": []any{"-LE1002"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: "../../examples/flagged"}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := packages.PrintErrors(pkgs); n > 0 {
+		t.Fatalf("%d errors loading examples/flagged", n)
+	}
+	for _, tc := range []struct {
+		name    string
+		plugin  register.LinterPlugin
+		off, on string
+	}{
+		{"checks default,-LE1001 with severity", noLE1001, "LE1001", "LE1002"},
+		{"checks -LE1002", noLE1002, "LE1002", "LE1001"},
+	} {
+		as, err := tc.plugin.BuildAnalyzers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := findingsOn(t, as, pkgs)
+		t.Logf("%s: findings by rule: %v", tc.name, found)
+		if found[tc.off] != 0 {
+			t.Errorf("%s: %s reported %d times although these settings disable it", tc.name, tc.off, found[tc.off])
+		}
+		if found[tc.on] == 0 {
+			t.Errorf("%s: no %s finding on examples/flagged, although these settings enable it", tc.name, tc.on)
+		}
 	}
 }

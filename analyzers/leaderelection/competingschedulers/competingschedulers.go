@@ -99,7 +99,9 @@ func run(p *rule.Pass) error {
 		all = append(all, ps)
 	}
 
-	reportPairs(p, all, seenTogether)
+	if !p.FactsOnly() {
+		reportPairs(p, all, seenTogether)
+	}
 
 	// Fold everything upward.
 	if len(all) > 0 {

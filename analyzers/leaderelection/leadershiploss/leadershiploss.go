@@ -90,6 +90,9 @@ func run(p *rule.Pass) error {
 			p.ExportObjectFact(fn, f)
 		}
 	}
+	if p.FactsOnly() {
+		return nil // disabled here: the facts above are all importers need
+	}
 
 	reportFiles := p.Files()
 	for _, s := range c.sites(reportFiles) {

@@ -4,9 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leaderelection/localsingleton"
+	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/config"
 )
 
@@ -19,11 +21,10 @@ func testdata(t *testing.T) string {
 }
 
 func TestLocalSingleton(t *testing.T) {
-	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure")
+	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure", "le1001/pkgticker", "le1001/recursive", "le1001/recursive2", "le1001/doubles")
 }
 
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
-	config.Overrides.Profile = "strict"
-	defer func() { config.Overrides.Profile = "" }()
-	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001strict")
+	strict := settings.Bind([]*analysis.Analyzer{localsingleton.Analyzer}, config.Source{Overrides: config.Overrides{Profile: "strict"}})[0]
+	analysistest.Run(t, testdata(t), strict, "le1001strict")
 }

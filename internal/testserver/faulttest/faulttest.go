@@ -91,9 +91,6 @@ var timing = elector.Timing{
 	StopBudget:    200 * time.Millisecond,
 }
 
-// Timing is the timing of every candidate the scenarios and Groups run.
-func Timing() elector.Timing { return timing }
-
 // scenarioLimit bounds every wait in a scenario.
 const scenarioLimit = 15 * time.Second
 

@@ -1,0 +1,3 @@
+package recursive
+
+func countup(depth int) int { return countdown(depth) }

@@ -1,0 +1,3 @@
+package recursive2
+
+func countup(depth int) int { return countdown(depth) }
