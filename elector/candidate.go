@@ -225,6 +225,88 @@ type renewResult struct {
 	err  error
 }
 
+// renewer runs the renew attempts of one term. An attempt is bounded by
+// maxAttempt (or the deadline, if sooner), and while no attempt has
+// succeeded a new one starts every jittered RetryInterval whether or not the
+// earlier ones have answered: a request that hangs (a half-open connection,
+// a client that ignores its context) costs one retry interval, not the term,
+// and the attempts Timing.RenewAttempts counts all happen. Answers older
+// than the last success are ignored, except ErrLost, which always ends the
+// term.
+type renewer struct {
+	c       *Candidate
+	ctx     context.Context
+	term    Term
+	st      *leaseState
+	results chan renewResult
+	done    chan struct{} // closed when the term ends; attempts stop sending
+	cancels []context.CancelFunc
+	lastOK  time.Time // send time of the last successful acquire or renew
+	next    Timer     // when the next attempt starts; nil while none is due
+	nextAt  time.Time
+}
+
+func (r *renewer) schedule(d time.Duration) {
+	if r.next != nil {
+		r.next.Stop()
+	}
+	r.next, r.nextAt = r.c.clock.NewTimer(d), r.c.clock.Now().Add(d)
+}
+
+func (r *renewer) due() <-chan time.Time {
+	if r.next == nil {
+		return nil
+	}
+	return r.next.C()
+}
+
+// maxAttempt bounds one renew attempt: two retry intervals, so that a slow
+// but healthy server still answers while a hung request is abandoned (and,
+// with pgx or go-redis with context timeouts, its connection dropped).
+func (r *renewer) maxAttempt() time.Duration { return 2 * r.c.timing.RetryInterval }
+
+// start sends one renew attempt and, unless the unsafe single-attempt
+// variant is selected, schedules the next one a jittered RetryInterval later.
+func (r *renewer) start() {
+	c := r.c
+	sent := c.clock.Now()
+	bound := r.st.get().Sub(sent)
+	if !c.unsafe.RenewWholeWindow {
+		bound = min(bound, r.maxAttempt())
+	}
+	rctx, cancel := context.WithTimeout(r.ctx, bound)
+	r.cancels = append(r.cancels, cancel)
+	go func() {
+		err := c.store.Renew(rctx, r.term, c.timing.LeaseDuration)
+		cancel()
+		select {
+		case r.results <- renewResult{sent: sent, err: err}:
+		case <-r.done:
+		}
+	}()
+	if c.unsafe.RenewWholeWindow {
+		r.next = nil // the old behaviour: retry only after this attempt answered
+		return
+	}
+	r.schedule(c.jitter(c.timing.RetryInterval))
+}
+
+// stopAttempts abandons every attempt in flight.
+func (r *renewer) stopAttempts() {
+	for _, cancel := range r.cancels {
+		cancel()
+	}
+	r.cancels = nil
+}
+
+func (r *renewer) stop() {
+	r.stopAttempts()
+	if r.next != nil {
+		r.next.Stop()
+	}
+	close(r.done)
+}
+
 // lead runs one term and returns how long to wait before competing again.
 func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) time.Duration {
 	now := c.clock.Now()
@@ -245,11 +327,9 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 	go func() { workDone <- work(leaderCtx, lease) }()
 	expired := c.watchdog(leaderCtx, st, cancel)
 
-	renewT := c.clock.NewTimer(sent.Add(c.timing.RenewInterval).Sub(now))
-	defer func() { renewT.Stop() }()
-	renewDone := make(chan renewResult, 1)
-	var stopRenew context.CancelFunc = func() {}
-	defer func() { stopRenew() }()
+	rn := &renewer{c: c, ctx: ctx, term: term, st: st, results: make(chan renewResult), done: make(chan struct{}), lastOK: sent}
+	rn.schedule(sent.Add(c.timing.RenewInterval).Sub(now))
+	defer rn.stop()
 
 	var (
 		reason       string
@@ -266,13 +346,15 @@ loop:
 			reason, missed = "no renew succeeded before the deadline", true
 			c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 			break loop
-		case <-renewT.C():
-			rsent := c.clock.Now()
-			var rctx context.Context
-			rctx, stopRenew = context.WithTimeout(ctx, st.get().Sub(rsent))
-			go func() { renewDone <- renewResult{sent: rsent, err: c.store.Renew(rctx, term, c.timing.LeaseDuration)} }()
-		case r := <-renewDone:
-			stopRenew()
+		case <-rn.due():
+			if !c.clock.Now().Before(st.get()) {
+				// Due only after the deadline (the process was paused, say):
+				// the watchdog is ending the term.
+				rn.next = nil
+				continue
+			}
+			rn.start()
+		case r := <-rn.results:
 			c.beat()
 			now := c.clock.Now()
 			latency := now.Sub(r.sent)
@@ -282,22 +364,28 @@ loop:
 				continue
 			}
 			switch {
-			case r.err == nil:
-				if !st.extend(now, c.deadlineAfter(r.sent, now)) {
-					continue // the watchdog expired the term meanwhile
-				}
-				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
-				renewT = c.clock.NewTimer(r.sent.Add(c.timing.RenewInterval).Sub(now))
 			case errors.Is(r.err, ErrLost):
 				reason, storeLost = "the store reports the term lost", true
 				cancel(r.err)
 				c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Latency: latency, Err: r.err, Reason: reason})
 				break loop
+			case r.sent.Before(rn.lastOK):
+				// An attempt older than the last success, abandoned or
+				// redundant: it says nothing new.
+			case r.err == nil:
+				if !st.extend(now, c.deadlineAfter(r.sent, now)) {
+					continue // the watchdog expired the term meanwhile
+				}
+				rn.lastOK = r.sent
+				rn.stopAttempts()
+				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
+				rn.schedule(r.sent.Add(c.timing.RenewInterval).Sub(now))
 			default:
-				wait := c.jitter(c.timing.RetryInterval)
+				if rn.next == nil { // the unsafe single-attempt variant
+					rn.schedule(c.jitter(c.timing.RetryInterval))
+				}
 				c.emit(Event{Kind: RenewFailed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency, Err: r.err,
-					Reason: fmt.Sprintf("retrying in %v", wait.Round(time.Millisecond))})
-				renewT = c.clock.NewTimer(wait)
+					Reason: fmt.Sprintf("next attempt in %v", max(0, rn.nextAt.Sub(now)).Round(time.Millisecond))})
 			}
 		case <-resign:
 			reason, pause = "resigned", 2*c.timing.RetryInterval
@@ -322,7 +410,7 @@ loop:
 		}
 	}
 	c.setLeader(nil, nil)
-	stopRenew()
+	rn.stopAttempts()
 	if !workReturned && !c.waitWork(ctx, workDone, st.get().Add(c.timing.StopBudget), term) {
 		return 0 // shutting down with the work still running
 	}

@@ -23,6 +23,11 @@
 //     that.) The cancellation runs on its own goroutine, so a slow event
 //     callback or logger cannot delay it. A renew that fails with ErrLost
 //     cancels the work at once with an event saying why.
+//   - One hung request does not cost the term: while no renew has
+//     succeeded, a new attempt starts every jittered RetryInterval whether or
+//     not the earlier ones answered, and each is abandoned after two retry
+//     intervals (or at the deadline), so the attempts Timing.RenewAttempts
+//     counts all happen even on a half-open connection.
 //   - The lease is released only after the work has returned, so a standby
 //     never starts while this instance still works (unless the work overruns
 //     its stop budget, which is reported as WorkOverran).
