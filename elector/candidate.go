@@ -17,7 +17,10 @@ import (
 // Work is what a leader does while its term lasts. It must return soon
 // (within Timing.StopBudget) after ctx is cancelled, and should pass
 // lease.Token() with every write so the resource can fence out a stale leader.
-// context.Cause(ctx) says why the term ended. If work returns while the term
+// context.Cause(ctx) says why the term ended. ctx.Err and ctx.Done check the
+// deadline on the candidate's clock when called, so a check made right before
+// a write is current even just after the process was frozen; lease.Valid does
+// the same. If work returns while the term
 // lasts, the term is released (the Released event's Err carries work's error)
 // and Run competes again after a jittered RetryInterval.
 type Work func(ctx context.Context, lease Lease) error
@@ -113,7 +116,7 @@ func (c *Candidate) Timing() Timing { return c.timing }
 func (c *Candidate) Lease() (Lease, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.current == nil || c.current.st.hasExpired() {
+	if c.current == nil || !c.current.st.check() {
 		return Lease{}, false
 	}
 	return *c.current, true
@@ -310,22 +313,25 @@ func (r *renewer) stop() {
 // lead runs one term and returns how long to wait before competing again.
 func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) time.Duration {
 	now := c.clock.Now()
-	st := &leaseState{deadline: c.deadlineAfter(sent, now)}
-	if !now.Before(st.deadline) {
+	deadline := c.deadlineAfter(sent, now)
+	if !now.Before(deadline) {
 		c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Reason: "acquire answered only after the deadline it grants"})
 		c.release(ctx, term)
 		return 0
 	}
-	lease := Lease{term: term, st: st}
-	leaderCtx, cancel := context.WithCancelCause(ctx)
+	baseCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	st := newLeaseState(c.clock, deadline, baseCtx, cancel)
+	leaderCtx := leaderContext{Context: baseCtx, st: st}
+	lease := Lease{term: term, st: st}
 	resign := make(chan struct{})
 	c.setLeader(&lease, resign)
 	c.emit(Event{Kind: Acquired, Token: term.Token, Time: now, Deadline: st.deadline, Latency: now.Sub(sent), Reason: "granted"})
 
 	workDone := make(chan error, 1)
 	go func() { workDone <- work(leaderCtx, lease) }()
-	expired := c.watchdog(leaderCtx, st, cancel)
+	expired := st.expiredCh
+	go c.watchdog(baseCtx, st)
 
 	rn := &renewer{c: c, ctx: ctx, term: term, st: st, results: make(chan renewResult), done: make(chan struct{}), lastOK: sent}
 	rn.schedule(sent.Add(c.timing.RenewInterval).Sub(now))
@@ -393,7 +399,7 @@ loop:
 			break loop
 		case workErr = <-workDone:
 			workReturned = true
-			if isClosed(expired) { // the work returned because the deadline passed
+			if st.hasExpired() { // the work returned because the deadline passed
 				reason, missed = "no renew succeeded before the deadline", true
 				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 				break loop
@@ -430,40 +436,25 @@ loop:
 	return pause
 }
 
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// watchdog cancels the leader context at the deadline in st, following
-// renewals, and then closes the returned channel. It runs apart from the lead
-// loop so a slow event callback, logger or metrics registry cannot delay
-// the cancellation. It stops when the leader context ends for another reason.
-func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState, cancel context.CancelCauseFunc) <-chan struct{} {
-	expired := make(chan struct{})
-	go func() {
-		for {
-			d := st.get()
-			t := c.clock.NewTimer(d.Sub(c.clock.Now()))
-			select {
-			case <-t.C():
-				if st.expire(d) {
-					cancel(ErrDeadlinePassed)
-					close(expired)
-					return
-				}
-				// Renewed while the timer ran: wait for the new deadline.
-			case <-leaderCtx.Done():
-				t.Stop()
+// watchdog ends the term at the deadline in st, following renewals. It
+// runs apart from the lead loop so a slow event callback, logger or metrics
+// registry cannot delay the cancellation. It stops when the leader context
+// ends for another reason.
+func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState) {
+	for {
+		d := st.get()
+		t := c.clock.NewTimer(d.Sub(c.clock.Now()))
+		select {
+		case <-t.C():
+			if st.expire(d) {
 				return
 			}
+			// Renewed while the timer ran: wait for the new deadline.
+		case <-leaderCtx.Done():
+			t.Stop()
+			return
 		}
-	}()
-	return expired
+	}
 }
 
 // waitWork waits for the work to return. Past the hard deadline (the leader

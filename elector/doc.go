@@ -23,6 +23,12 @@
 //     that.) The cancellation runs on its own goroutine, so a slow event
 //     callback or logger cannot delay it. A renew that fails with ErrLost
 //     cancels the work at once with an event saying why.
+//   - A process frozen past its deadline (SIGSTOP, a VM pause, a long GC)
+//     sees the term over on its first check after resuming: the work
+//     context's Err and Done, and Lease.Valid, compare the deadline with the
+//     monotonic clock synchronously instead of waiting for the watchdog
+//     goroutine to be scheduled. A freeze between that check and the write
+//     is still possible, which is what fencing tokens are for.
 //   - One hung request does not cost the term: while no renew has
 //     succeeded, a new attempt starts every jittered RetryInterval whether or
 //     not the earlier ones answered, and each is abandoned after two retry
