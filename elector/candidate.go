@@ -52,6 +52,8 @@ type Candidate struct {
 	rnd        *rand.Rand // only used on Run's goroutine
 
 	running atomic.Bool
+	queue   chan Event // events waiting for the logger and callback; nil when neither is set
+	dropped atomic.Uint64
 
 	mu       sync.Mutex
 	current  *Lease        // non-nil while the leader context is live
@@ -174,6 +176,7 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 		return ErrAlreadyRunning
 	}
 	defer c.running.Store(false)
+	defer c.startDelivery()()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	fails := 0

@@ -83,14 +83,64 @@ func (k EventKind) level() slog.Level {
 	}
 }
 
-// emit logs e, updates metrics and calls the event callback, in that order.
-// It runs on Run's goroutine.
+// eventQueue is how many events may wait for a slow logger or callback
+// before further ones are dropped (and counted).
+const eventQueue = 256
+
+// emit updates the metrics and queues e for the logger and the event
+// callback, without blocking: a slow log sink or callback must not delay
+// renewals. When the queue is full the event is dropped and counted
+// (DroppedEvents, elector_events_dropped_total). It runs on Run's goroutine.
 func (c *Candidate) emit(e Event) {
 	e.Lease = c.name
 	e.Identity = c.identity
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
+	if c.metrics != nil {
+		c.metrics.observe(e)
+	}
+	if c.queue == nil {
+		return
+	}
+	select {
+	case c.queue <- e:
+	default:
+		c.dropped.Add(1)
+		if c.metrics != nil {
+			c.metrics.dropped.Inc()
+		}
+	}
+}
+
+// startDelivery starts the goroutine that logs queued events and passes
+// them to the callback, in order; the returned func closes the queue and
+// waits until every queued event was delivered.
+func (c *Candidate) startDelivery() (finish func()) {
+	if c.log == nil && c.onEvent == nil {
+		return func() {}
+	}
+	q := make(chan Event, eventQueue)
+	c.queue = q
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range q {
+			c.deliver(e)
+		}
+	}()
+	return func() {
+		c.queue = nil
+		close(q)
+		<-done
+	}
+}
+
+// DroppedEvents is how many events were not logged or passed to the
+// WithEvents callback because it fell behind by more than 256 events.
+func (c *Candidate) DroppedEvents() uint64 { return c.dropped.Load() }
+
+func (c *Candidate) deliver(e Event) {
 	if c.log != nil {
 		attrs := []slog.Attr{
 			slog.String("lease", e.Lease),
@@ -112,9 +162,6 @@ func (c *Candidate) emit(e Event) {
 			attrs = append(attrs, slog.Duration("latency", e.Latency))
 		}
 		c.log.LogAttrs(context.Background(), e.Kind.level(), "elector: "+e.Kind.String(), attrs...)
-	}
-	if c.metrics != nil {
-		c.metrics.observe(e)
 	}
 	if c.onEvent != nil {
 		c.onEvent(e)

@@ -10,6 +10,7 @@ type metrics struct {
 	transitions  prometheus.Counter
 	events       *prometheus.CounterVec
 	renewLatency prometheus.Histogram
+	dropped      prometheus.Counter
 }
 
 func newMetrics(c *Candidate, reg prometheus.Registerer) (*metrics, error) {
@@ -22,6 +23,8 @@ func newMetrics(c *Candidate, reg prometheus.Registerer) (*metrics, error) {
 			"Times this candidate became or stopped being the leader."))),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts(opts("events_total",
 			"Candidate events by kind.")), []string{"kind"}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts(opts("events_dropped_total",
+			"Events not logged or passed to the event callback because it fell behind."))),
 		renewLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "elector", Name: "renew_latency_seconds", ConstLabels: labels,
 			Help:    "Round trip of renew requests, successful or not.",
@@ -48,7 +51,7 @@ func newMetrics(c *Candidate, reg prometheus.Registerer) (*metrics, error) {
 		}
 		return max(0, l.Deadline().Sub(c.clock.Now()).Seconds())
 	})
-	for _, col := range []prometheus.Collector{m.transitions, m.events, m.renewLatency, isLeader, token, toDeadline} {
+	for _, col := range []prometheus.Collector{m.transitions, m.events, m.dropped, m.renewLatency, isLeader, token, toDeadline} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}

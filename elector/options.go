@@ -21,7 +21,11 @@ func WithTiming(t Timing) Option { return func(c *Candidate) { c.timing = t } }
 // WithLogger logs every event to l (Renewed at debug level). Default: no logs.
 func WithLogger(l *slog.Logger) Option { return func(c *Candidate) { c.log = l } }
 
-// WithEvents calls fn with every event, on Run's goroutine: fn must not block.
+// WithEvents calls fn with every event, in order, on a goroutine of its own:
+// a slow fn never delays renewals. Up to 256 events wait for it; beyond that
+// events are dropped and counted (Candidate.DroppedEvents,
+// elector_events_dropped_total). Run returns after fn has seen every queued
+// event. The logger (WithLogger) is fed the same way.
 func WithEvents(fn func(Event)) Option { return func(c *Candidate) { c.onEvent = fn } }
 
 // WithMetrics registers the candidate's Prometheus metrics with reg; New fails
