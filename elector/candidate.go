@@ -353,6 +353,9 @@ loop:
 		select {
 		case <-expired:
 			reason, missed = "no renew succeeded before the deadline", true
+			if late := st.lateness(); late > c.freezeGap() {
+				reason += fmt.Sprintf(" (noticed %v after it: the process was frozen)", late.Round(time.Millisecond))
+			}
 			c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 			break loop
 		case <-rn.due():
@@ -420,7 +423,7 @@ loop:
 	}
 	c.setLeader(nil, nil)
 	rn.stopAttempts()
-	if !workReturned && !c.waitWork(ctx, workDone, st.get().Add(c.timing.StopBudget), term) {
+	if !workReturned && !c.waitWork(ctx, workDone, st, term) {
 		return 0 // shutting down with the work still running
 	}
 	if storeLost {
@@ -460,18 +463,48 @@ func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState) {
 	}
 }
 
+// freezeGap is how late a timer must fire to count as a freeze of the
+// process (SIGSTOP, a VM pause) rather than scheduling delay.
+func (c *Candidate) freezeGap() time.Duration {
+	return max(c.timing.StopBudget/2, 50*time.Millisecond)
+}
+
 // waitWork waits for the work to return. Past the hard deadline (the leader
 // deadline plus stop budget) the lease may belong to another candidate, so it
 // reports WorkOverran; it keeps waiting, because starting another term while
 // this work runs would make this process overlap itself, unless Run's context
 // has ended, in which case it gives up and reports false.
-func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, hard time.Time, term Term) bool {
+//
+// A process frozen around the deadline notices the deadline and the hard
+// deadline only when it resumes, at the same moment as its work notices the
+// cancellation: the work had no chance to stop. When the expiry or the hard
+// deadline was noticed late by more than freezeGap, the work gets its stop
+// budget again from the moment of resuming, and the event is Frozen (the
+// process was not running; another leader may have been elected meanwhile)
+// rather than WorkOverran (the work was slow), unless it overruns that too.
+func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *leaseState, term Term) bool {
+	hard := st.get().Add(c.timing.StopBudget)
 	t := c.clock.NewTimer(hard.Sub(c.clock.Now()))
 	defer t.Stop()
 	select {
 	case <-workDone:
 		return true
 	case <-t.C():
+	}
+	now := c.clock.Now()
+	if gap := max(st.lateness(), now.Sub(hard)); gap > c.freezeGap() {
+		again := c.clock.NewTimer(c.timing.StopBudget)
+		defer again.Stop()
+		select {
+		case <-workDone:
+			c.emit(Event{Kind: Frozen, Token: term.Token, Deadline: st.get(), Reason: fmt.Sprintf(
+				"the process was frozen around its deadline (noticed %v late); the work returned %v after it resumed; "+
+					"another leader may have been elected meanwhile: only fenced writes are safe",
+				gap.Round(time.Millisecond), c.clock.Now().Sub(now).Round(time.Microsecond))})
+			return true
+		case <-again.C():
+			hard = now.Add(c.timing.StopBudget)
+		}
 	}
 	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: hard,
 		Reason: "work did not return within the stop budget after its context ended; another leader may be running"})

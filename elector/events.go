@@ -30,8 +30,15 @@ const (
 	// IdentityConflict: another live process uses this candidate's identity.
 	IdentityConflict
 	// WorkOverran: the work had not returned when the lease may have passed
-	// to another candidate (deadline plus stop budget).
+	// to another candidate (deadline plus stop budget): the work was slow to
+	// stop.
 	WorkOverran
+	// Frozen: the process was not running around its deadline (SIGSTOP, a
+	// VM pause): the deadline or the hard deadline was noticed late, and the
+	// work returned within its stop budget after the process resumed. The
+	// term was over by then and another leader may have been elected; only
+	// fenced writes made before the freeze are safe.
+	Frozen
 )
 
 var kindNames = map[EventKind]string{
@@ -44,6 +51,7 @@ var kindNames = map[EventKind]string{
 	AcquireFailed:    "acquire_failed",
 	IdentityConflict: "identity_conflict",
 	WorkOverran:      "work_overran",
+	Frozen:           "frozen",
 }
 
 func (k EventKind) String() string {

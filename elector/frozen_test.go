@@ -3,6 +3,7 @@ package elector_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -96,6 +97,62 @@ func TestResumedLeaderSeesDeadlineAtOnce(t *testing.T) {
 				synctest.Wait()
 				if lost := ev.of(elector.Lost); len(lost) != 1 {
 					t.Errorf("lost events %+v; want one", lost)
+				}
+				stop()
+			})
+		})
+	}
+}
+
+// TestFrozenLeaderToldFromSlowWork: a leader frozen past its hard deadline
+// whose work returns a millisecond after resuming is reported as Frozen (a
+// warning), with Lost saying the deadline was noticed late; work that is
+// slow to stop is still WorkOverran (an error). Before issue 17 both were
+// WorkOverran, "another leader may be running", at error level.
+func TestFrozenLeaderToldFromSlowWork(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		freeze time.Duration // clock jump right after the acquire
+		stop   time.Duration // how long the work takes to return after ctx ends
+		want   elector.EventKind
+	}{
+		{"frozen", testTiming.SafeWindow() + testTiming.StopBudget + 2*time.Second, time.Millisecond, elector.Frozen},
+		{"slow-work", 0, 3 * testTiming.StopBudget, elector.WorkOverran},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				clk := &jumpClock{}
+				fs := &faultStore{Store: memstore.New(), renewErr: errors.New("network down")}
+				var ev events
+				c := newCandidate(t, fs, "a", &ev, elector.WithClock(clk))
+				first := true
+				stop := runBg(t, c, func(ctx context.Context, l elector.Lease) error {
+					<-ctx.Done()
+					if first {
+						first = false
+						time.Sleep(tc.stop)
+					}
+					return nil
+				})
+				defer stop()
+				for len(ev.of(elector.Acquired)) == 0 {
+					synctest.Wait()
+				}
+				clk.jump(tc.freeze)
+				time.Sleep(testTiming.LeaseDuration + 5*time.Second)
+				frozen, over := ev.of(elector.Frozen), ev.of(elector.WorkOverran)
+				switch tc.want {
+				case elector.Frozen:
+					if len(frozen) != 1 || len(over) != 0 {
+						t.Fatalf("%d Frozen, %d WorkOverran events (%+v); want one Frozen, no WorkOverran", len(frozen), len(over), ev.all)
+					}
+					if lost := ev.of(elector.Lost); len(lost) == 0 || !strings.Contains(lost[0].Reason, "frozen") {
+						t.Errorf("Lost events %+v; want the first to say the process was frozen", lost)
+					}
+				case elector.WorkOverran:
+					if len(frozen) != 0 || len(over) != 1 {
+						t.Fatalf("%d Frozen, %d WorkOverran events; want no Frozen, one WorkOverran", len(frozen), len(over))
+					}
 				}
 				stop()
 			})

@@ -25,6 +25,9 @@ type leaseState struct {
 	mu       sync.Mutex
 	deadline time.Time
 	expired  bool // the deadline passed and the leader context was cancelled
+	// noticed is when, on the clock, the expiry was noticed: later than the
+	// deadline by a scheduling delay, or by a freeze of the process.
+	noticed time.Time
 }
 
 func newLeaseState(clock Clock, deadline time.Time, leaderCtx context.Context, cancel context.CancelCauseFunc) *leaseState {
@@ -87,8 +90,20 @@ func (s *leaseState) expireLocked() {
 		return
 	}
 	s.expired = true
+	s.noticed = s.clock.Now()
 	s.cancel(ErrDeadlinePassed)
 	close(s.expiredCh)
+}
+
+// lateness is how long after the deadline its expiry was noticed; zero if
+// the term did not expire.
+func (s *leaseState) lateness() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.expired {
+		return 0
+	}
+	return max(0, s.noticed.Sub(s.deadline))
 }
 
 func (s *leaseState) get() time.Time {
