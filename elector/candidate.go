@@ -33,7 +33,12 @@ var (
 	ErrResigned = errors.New("elector: resigned")
 	// ErrAlreadyRunning is returned by a second concurrent Run.
 	ErrAlreadyRunning = errors.New("elector: Run is already running")
-	errWorkReturned   = errors.New("elector: work returned")
+	// ErrWorkRunning is wrapped (with ctx.Err()) in Run's error when Run's
+	// context ended and the work had not returned by its hard deadline
+	// (the leader deadline plus StopBudget): Run returns with the work still
+	// running and its term not released.
+	ErrWorkRunning  = errors.New("elector: work still running after its stop budget")
+	errWorkReturned = errors.New("elector: work returned")
 )
 
 // Candidate competes for one lease name. Create it with New and call Run.
@@ -166,8 +171,13 @@ func (c *Candidate) beat() {
 // that ends before any other candidate can be granted the lease, renew in the
 // background, release after work returns, and compete again. Store errors are
 // retried with jittered backoff and reported as events; Run never gives up on
-// its own. It returns ctx.Err() once ctx has ended and the last term has been
-// released, or ErrAlreadyRunning.
+// its own. It returns ctx.Err() once ctx has ended, the last term's work has
+// returned and the term has been released. If the work has not returned by
+// its hard deadline (the leader deadline plus StopBudget), Run gives up on it
+// after reporting WorkOverran: it returns an error wrapping ctx.Err() and
+// ErrWorkRunning, with the work still running and the term left to expire
+// in the store (the process should exit, or the work may overlap the next
+// leader). A second concurrent Run returns ErrAlreadyRunning.
 func (c *Candidate) Run(ctx context.Context, work Work) error {
 	if work == nil {
 		return errors.New("elector: nil work")
@@ -187,7 +197,11 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 		switch {
 		case err == nil:
 			fails = 0
-			c.sleep(ctx, c.lead(ctx, term, sent, work))
+			pause, abandoned := c.lead(ctx, term, sent, work)
+			if abandoned {
+				return fmt.Errorf("%w: %w", ctx.Err(), ErrWorkRunning)
+			}
+			c.sleep(ctx, pause)
 		case ctx.Err() != nil:
 		case errors.Is(err, ErrHeld):
 			fails = 0
@@ -313,14 +327,15 @@ func (r *renewer) stop() {
 	close(r.done)
 }
 
-// lead runs one term and returns how long to wait before competing again.
-func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) time.Duration {
+// lead runs one term and returns how long to wait before competing again,
+// and whether it gave up waiting for the work because ctx ended.
+func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) (pause time.Duration, abandoned bool) {
 	now := c.clock.Now()
 	deadline := c.deadlineAfter(sent, now)
 	if !now.Before(deadline) {
 		c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Reason: "acquire answered only after the deadline it grants"})
 		c.release(ctx, term)
-		return 0
+		return 0, false
 	}
 	baseCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -346,7 +361,6 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 		missed       bool // the deadline passed; the term may still be current
 		workReturned bool
 		workErr      error
-		pause        time.Duration
 	)
 loop:
 	for {
@@ -424,13 +438,13 @@ loop:
 	c.setLeader(nil, nil)
 	rn.stopAttempts()
 	if !workReturned && !c.waitWork(ctx, workDone, st, term) {
-		return 0 // shutting down with the work still running
+		return 0, true // shutting down with the work still running
 	}
 	if storeLost {
 		if c.checkIdentity(ctx, term) {
 			pause = c.timing.LeaseDuration
 		}
-		return pause
+		return pause, false
 	}
 	// After a missed deadline the term may still be current in the store;
 	// releasing it lets a standby in without waiting for expiry.
@@ -439,7 +453,7 @@ loop:
 	} else if !missed {
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}
-	return pause
+	return pause, false
 }
 
 // watchdog ends the term at the deadline in st, following renewals. It

@@ -159,3 +159,55 @@ func TestFrozenLeaderToldFromSlowWork(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownWithOverrunningWork: Run's error says when it returns with the
+// work still running. Shutting down, Run waits for the work until its hard
+// deadline; if the work ignores its context that long, Run reports
+// WorkOverran and returns an error wrapping context.Canceled and
+// ErrWorkRunning, the term unreleased. Before issue 17 it returned plain
+// context.Canceled, while its doc promised the last term had been released.
+func TestShutdownWithOverrunningWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := memstore.New()
+		var ev events
+		c := newCandidate(t, s, "a", &ev)
+		started, release := make(chan elector.Lease, 1), make(chan struct{})
+		var running sync.WaitGroup
+		running.Add(1)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- c.Run(ctx, func(ctx context.Context, l elector.Lease) error {
+				defer running.Done()
+				started <- l
+				<-ctx.Done()
+				<-release // ignores its context
+				return nil
+			})
+		}()
+		l := <-started
+		cancel()
+		err := <-done
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, elector.ErrWorkRunning) {
+			t.Fatalf("Run returned %v with the work still running; want context.Canceled and ErrWorkRunning", err)
+		}
+		if n := len(ev.of(elector.WorkOverran)); n != 1 {
+			t.Errorf("%d WorkOverran events; want 1", n)
+		}
+		if rec, _ := s.Read(context.Background(), "lease"); !rec.Held || rec.Token != l.Token() {
+			t.Errorf("record %+v; want the abandoned term still in the store (not released under running work)", rec)
+		}
+		close(release)
+		running.Wait()
+
+		// The graceful case returns plain ctx.Err() after releasing.
+		c2 := newCandidate(t, s, "b", &ev)
+		rec := newRecorder()
+		stop := runBg(t, c2, rec.work)
+		<-rec.start
+		stop() // fails the test unless Run returned context.Canceled
+		if r, _ := s.Read(context.Background(), "lease"); r.Held {
+			t.Errorf("record %+v after a graceful shutdown; want released", r)
+		}
+	})
+}
