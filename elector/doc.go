@@ -54,6 +54,29 @@
 // (StopBudget, plus a poll interval without a watch). The defaults (15 s, 5 s,
 // 2 s, 500 ms, 1 s) are explained at DefaultTiming.
 //
+// # Clocks
+//
+// A candidate measures its deadline on its own monotonic clock (Go's
+// time.Now reading), so steps of its wall clock do not matter, and
+// DriftBound covers the rate error between that clock and the store's over
+// one lease. Two things it cannot see:
+//
+//   - Suspend. Go's monotonic clock (CLOCK_MONOTONIC on Linux) stops while
+//     the machine is suspended (laptop sleep, a VM saved and restored), so a
+//     leader that resumes believes its term still has the time it had before:
+//     the store's lease may long have passed to another candidate, and only
+//     the next renew (ErrLost) or a fencing token stops its writes. A process
+//     stopped with SIGSTOP, or a VM paused with its clock running on, is
+//     different: the monotonic clock advances, and the work's context is
+//     ended on its first check after resuming. Do not run leaders on
+//     machines that suspend, or fence every write.
+//   - The store's clock. Each store says in its documentation what clock
+//     judges expiry: pgstore, redisstore and azblobstore use the server's
+//     wall clock, where a forward step ends terms early (only fencing
+//     catches the overlap); etcdstore uses etcd's monotonic clock and
+//     kubestore the observing candidate's, so wall-clock steps do not
+//     matter to them; memstore uses its process's monotonic clock.
+//
 // # Identity
 //
 // The owner identity defaults to hostname plus a per-process nonce. A stable

@@ -37,7 +37,9 @@ type Timing struct {
 	// +20%.
 	RetryInterval time.Duration
 	// DriftBound is the most the candidate's clock may fall behind the store's
-	// over one LeaseDuration (clock rate error, VM steal, NTP slew).
+	// over one LeaseDuration (clock rate error, VM steal, NTP slew). It does
+	// not cover a step of the store's wall clock or a suspend of the
+	// candidate's machine; see the package documentation, "Clocks".
 	DriftBound time.Duration
 	// StopBudget is how long the work may take to stop after its context is
 	// cancelled. Work that overruns it may overlap the next leader; only

@@ -90,4 +90,13 @@
 // Without fencing at the resource this is an efficiency lock, as every
 // lease is: a paused holder can outlive its term. Check the token at the
 // resource ("only if token >= highest seen"), with a conditional write.
+//
+// # Clocks
+//
+// Expiry is judged by the storage service's wall clock (its Date header,
+// and Azure's own lease timer). A forward step of the service's clock ends
+// live terms early (only fencing catches the second leader); a backward
+// step delays failover. Azure runs its clocks disciplined; Azurite uses the
+// host's wall clock, so do not step the host's clock under it. See the
+// elector package's "Clocks" section for the candidates' side.
 package azblobstore

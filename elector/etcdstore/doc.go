@@ -67,4 +67,12 @@
 // etcd itself only ever lengthens a lease: after a leader change or restart
 // it renews every lease to its full TTL, which delays takeover but never
 // shortens the old leader's safe window.
+//
+// # Clocks
+//
+// etcd expires leases by its leader's monotonic clock, so wall-clock steps
+// on any machine do not matter. A new etcd leader extends every lease (a
+// failover delay, not a hazard), and a suspended etcd leader stops expiring
+// leases until it resumes (again only a delay). See the elector package's
+// "Clocks" section for the candidates' side.
 package etcdstore

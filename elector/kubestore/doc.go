@@ -81,4 +81,12 @@
 // standby polling a held Lease makes one read. Renew and Release are a
 // read and a guarded write each. Watch is one watch request per standby,
 // on the Lease by name (fieldSelector metadata.name).
+//
+// # Clocks
+//
+// Expiry is judged on the observing candidate's monotonic clock (see
+// Expiry above), so wall-clock steps on any machine, including the API
+// server's and the holder's (renewTime), do not matter. A suspended
+// observer counts less time, which only delays its takeover. See the
+// elector package's "Clocks" section for the holder's side.
 package kubestore

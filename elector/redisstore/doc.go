@@ -50,4 +50,14 @@
 //
 // An expiry publishes nothing (keyspace notifications are off by default
 // and are fire-and-forget too): standbys find an expired lease by polling.
+//
+// # Clocks
+//
+// Redis expires the lease key by its wall clock (PX stores an absolute
+// Unix time), and tokens start from its TIME. A forward step of the Redis
+// host's clock ends live terms early (two leaders, which only fencing
+// catches); a backward step delays failover, and after a lost counter can
+// issue tokens again (see Tokens across restarts). Keep the Redis host's
+// clock slewed, never stepped, while leases are live. See the elector
+// package's "Clocks" section for the candidates' side.
 package redisstore
