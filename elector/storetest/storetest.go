@@ -248,6 +248,10 @@ func testRenewHoldsFullTTL(t *testing.T, open func(t *testing.T) elector.Store) 
 	if err := a.Renew(callCtx(t), ta, ttl); err != nil {
 		t.Fatalf("Renew of a live term: %v", err)
 	}
+	// The competitor looks at once, as a polling standby would: a store that
+	// judges expiry by observation (kubestore) counts from when it saw the
+	// renewed record.
+	wantHeldBy(t, b, ta)
 	time.Sleep(time.Until(sent.Add(ttl * 8 / 10)))
 	asked := time.Now()
 	_, err := b.Acquire(callCtx(t), name, "holder-b", ttl)
