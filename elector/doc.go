@@ -40,7 +40,10 @@
 //   - Every term carries a fencing token from the store, strictly increasing
 //     per lease name and never reused. A lease cannot stop a leader that was
 //     paused past its deadline from writing; a resource that rejects stale
-//     tokens can: see Fence, CheckToken, FenceSQL and TokenHeader.
+//     tokens can: see Fence, CheckToken, FenceSQL and TokenHeader, and the
+//     README's "Fencing" section for the one rule across stores (a
+//     high-water mark at the resource; a live-term check where the resource
+//     is in the lease's store).
 //   - Resign and shutdown are graceful: the work stops, the term is released
 //     and a standby on a watching store takes over at once.
 //
