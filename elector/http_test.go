@@ -155,9 +155,9 @@ func TestObserve(t *testing.T) {
 		if len(got) != 3 || got[2].Held {
 			t.Fatalf("seen %+v after expiry", got)
 		}
-		rec, err := elector.Leader(ctx, s, "lease")
+		rec, err := s.Read(ctx, "lease")
 		if err != nil || rec.Term != a || rec.Held {
-			t.Errorf("Leader = %+v, %v", rec, err)
+			t.Errorf("Read = %+v, %v", rec, err)
 		}
 		cancel()
 		if err := <-done; err == nil {

@@ -23,7 +23,7 @@
 // refuses a ttl above 60 s with an error: the elector's
 // Timing.LeaseDuration must be at most 60 s (renew at about a third of it,
 // as elector.Timing's rules require anyway). The Store declares these
-// bounds (elector.LeaseBounder), so elector.New rejects a longer lease
+// bounds (the LeaseBounds method of elector.Store), so elector.New rejects a longer lease
 // when the candidate is built.
 //
 // A ttl below 15 s still ends when it should: the term's own expiry is in
