@@ -82,6 +82,14 @@
 // read and a guarded write each. Watch is one watch request per standby,
 // on the Lease by name (fieldSelector metadata.name).
 //
+// # A frozen connection
+//
+// client-go sends every request over one HTTP/2 connection: when it goes silent without a reset (a half-open
+// connection), every renew attempt waits on it, new connections would work
+// but none is opened, and the leader loses its term at its deadline
+// (faulttest's HalfOpenStall shows it, so it skips here). To bound that,
+// enable HTTP/2 health checks (the transport's ReadIdleTimeout and PingTimeout) well within the safe window (lease - drift bound - stop budget).
+//
 // # Clocks
 //
 // Expiry is judged on the observing candidate's monotonic clock (see
