@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Work is what a leader does while its term lasts. It must return soon
@@ -43,18 +42,17 @@ var (
 
 // Candidate competes for one lease name. Create it with New and call Run.
 type Candidate struct {
-	store      Store
-	watcher    Watcher // nil when the store cannot watch
-	name       string
-	identity   string
-	timing     Timing
-	clock      Clock
-	log        *slog.Logger
-	onEvent    func(Event)
-	registerer prometheus.Registerer
-	metrics    *metrics
-	unsafe     simhooks.Unsafe
-	rnd        *rand.Rand // only used on Run's goroutine
+	store     Store
+	watcher   Watcher // nil when the store cannot watch
+	name      string
+	identity  string
+	timing    Timing
+	clock     Clock
+	log       *slog.Logger
+	onEvent   func(Event)
+	observers []func(Event) // AddObserver's; guarded by mu
+	unsafe    simhooks.Unsafe
+	rnd       *rand.Rand // only used on Run's goroutine
 
 	running atomic.Bool
 	queue   chan Event // events waiting for the logger and callback; nil when neither is set
@@ -98,13 +96,6 @@ func New(store Store, name string, opts ...Option) (*Candidate, error) {
 	}
 	if err := checkLeaseBounds(store, c.timing); err != nil {
 		return nil, err
-	}
-	if c.registerer != nil {
-		m, err := newMetrics(c, c.registerer)
-		if err != nil {
-			return nil, err
-		}
-		c.metrics = m
 	}
 	return c, nil
 }
@@ -152,12 +143,8 @@ func (c *Candidate) Leader(ctx context.Context) (Record, error) { return c.store
 
 func (c *Candidate) setLeader(l *Lease, resign chan struct{}) {
 	c.mu.Lock()
-	changed := (c.current == nil) != (l == nil)
 	c.current, c.resign = l, resign
 	c.mu.Unlock()
-	if changed && c.metrics != nil {
-		c.metrics.transitions.Inc()
-	}
 }
 
 func (c *Candidate) beat() {

@@ -98,10 +98,13 @@
 // Events (WithEvents) are typed, with reason, token and timestamps, and are
 // delivered in order on a goroutine of their own, so a slow callback or log
 // sink never delays renewals (events beyond a queue of 256 are dropped and
-// counted); WithLogger logs them through log/slog; WithMetrics registers Prometheus metrics
-// (elector_is_leader, elector_token, elector_transitions_total,
-// elector_renew_latency_seconds, elector_seconds_to_deadline,
-// elector_events_total, elector_events_dropped_total); HealthHandler and LeaderHandler serve probes.
+// counted); WithLogger logs them through log/slog; AddObserver sees each
+// one synchronously, for counters. Package elector/prommetrics registers
+// Prometheus metrics (elector_is_leader, elector_token,
+// elector_transitions_total, elector_renew_latency_seconds,
+// elector_seconds_to_deadline, elector_events_total,
+// elector_events_dropped_total), so this package does not depend on
+// Prometheus. HealthHandler and LeaderHandler serve probes.
 //
 // # Stores
 //

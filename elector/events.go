@@ -95,18 +95,21 @@ func (k EventKind) level() slog.Level {
 // before further ones are dropped (and counted).
 const eventQueue = 256
 
-// emit updates the metrics and queues e for the logger and the event
-// callback, without blocking: a slow log sink or callback must not delay
-// renewals. When the queue is full the event is dropped and counted
-// (DroppedEvents, elector_events_dropped_total). It runs on Run's goroutine.
+// emit passes e to the observers and queues it for the logger and the
+// event callback, without blocking: a slow log sink or callback must not
+// delay renewals. When the queue is full the event is dropped and counted
+// (DroppedEvents). It runs on Run's goroutine.
 func (c *Candidate) emit(e Event) {
 	e.Lease = c.name
 	e.Identity = c.identity
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
-	if c.metrics != nil {
-		c.metrics.observe(e)
+	c.mu.Lock()
+	observers := c.observers
+	c.mu.Unlock()
+	for _, fn := range observers {
+		fn(e)
 	}
 	if c.queue == nil {
 		return
@@ -115,10 +118,18 @@ func (c *Candidate) emit(e Event) {
 	case c.queue <- e:
 	default:
 		c.dropped.Add(1)
-		if c.metrics != nil {
-			c.metrics.dropped.Inc()
-		}
 	}
+}
+
+// AddObserver adds fn, called with every event synchronously on Run's
+// goroutine, before the event is queued for the logger and the WithEvents
+// callback, and never dropped. fn must return at once (increment a counter,
+// say: elector/prommetrics uses it); anything slower belongs in WithEvents.
+// Observers added while Run runs see the events after they were added.
+func (c *Candidate) AddObserver(fn func(Event)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observers = append(c.observers[:len(c.observers):len(c.observers)], fn)
 }
 
 // startDelivery starts the goroutine that logs queued events and passes
