@@ -36,7 +36,9 @@ var (
 	// context ended and the work had not returned by its hard deadline
 	// (the leader deadline plus StopBudget): Run returns with the work still
 	// running and its term not released.
-	ErrWorkRunning  = errors.New("elector: work still running after its stop budget")
+	ErrWorkRunning = errors.New("elector: work still running after its stop budget")
+	// ErrNotLeading is returned by Resign when there is no term to resign.
+	ErrNotLeading   = errors.New("elector: not leading")
 	errWorkReturned = errors.New("elector: work returned")
 )
 
@@ -61,6 +63,7 @@ type Candidate struct {
 	mu       sync.Mutex
 	current  *Lease        // non-nil while the leader context is live
 	resign   chan struct{} // closed by Resign; non-nil while leading
+	ending   *termEnd      // the current term's end; non-nil while leading
 	lastBeat time.Time     // last progress of the Run loop
 
 	watchCh    <-chan struct{}
@@ -120,30 +123,50 @@ func (c *Candidate) Lease() (Lease, bool) {
 	return *c.current, true
 }
 
+// termEnd is closed when a term is over: its work returned (or was given
+// up on at shutdown) and its release was tried. err says how it ended.
+type termEnd struct {
+	done chan struct{}
+	err  error // nil: released; else why not, or why it ended otherwise
+}
+
 // Resign gives up the current term gracefully: the work's context is
 // cancelled with cause ErrResigned, the term is released after the work
 // returns, and Run waits two retry intervals before competing again so a
-// standby can take over. It reports whether there was a term to resign.
-func (c *Candidate) Resign() bool {
+// standby can take over. It waits until the term is over or ctx ends, and
+// returns nil once the term was released; ErrNotLeading if there was no
+// term to resign; an error saying why otherwise: the release failed (the
+// lease expires in the store), the term had been lost already (ErrLost,
+// ErrDeadlinePassed), or Run gave up on the work at shutdown
+// (ErrWorkRunning). If ctx ends first it returns ctx.Err(), and the
+// resignation goes on.
+func (c *Candidate) Resign(ctx context.Context) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.resign == nil {
-		return false
+		c.mu.Unlock()
+		return ErrNotLeading
 	}
 	select {
 	case <-c.resign:
 	default:
 		close(c.resign)
 	}
-	return true
+	end := c.ending
+	c.mu.Unlock()
+	select {
+	case <-end.done:
+		return end.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Leader reads who holds the lease, without competing.
 func (c *Candidate) Leader(ctx context.Context) (Record, error) { return c.store.Read(ctx, c.name) }
 
-func (c *Candidate) setLeader(l *Lease, resign chan struct{}) {
+func (c *Candidate) setLeader(l *Lease, resign chan struct{}, end *termEnd) {
 	c.mu.Lock()
-	c.current, c.resign = l, resign
+	c.current, c.resign, c.ending = l, resign, end
 	c.mu.Unlock()
 }
 
@@ -330,7 +353,9 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 	leaderCtx := leaderContext{Context: baseCtx, st: st}
 	lease := Lease{term: term, st: st}
 	resign := make(chan struct{})
-	c.setLeader(&lease, resign)
+	end := &termEnd{done: make(chan struct{})}
+	defer close(end.done)
+	c.setLeader(&lease, resign, end)
 	c.emit(Event{Kind: Acquired, Token: term.Token, Time: now, Deadline: st.deadline, Latency: now.Sub(sent), Reason: "granted"})
 
 	workDone := make(chan error, 1)
@@ -422,22 +447,28 @@ loop:
 			break loop
 		}
 	}
-	c.setLeader(nil, nil)
+	c.setLeader(nil, nil, nil)
 	rn.stopAttempts()
 	if !workReturned && !c.waitWork(ctx, workDone, st, term) {
+		end.err = ErrWorkRunning
 		return 0, true // shutting down with the work still running
 	}
 	if storeLost {
+		end.err = context.Cause(leaderCtx)
 		if c.checkIdentity(ctx, term) {
 			pause = c.timing.LeaseDuration
 		}
 		return pause, false
+	}
+	if missed {
+		end.err = ErrDeadlinePassed
 	}
 	// After a missed deadline the term may still be current in the store;
 	// releasing it lets a standby in without waiting for expiry.
 	if err := c.release(ctx, term); err == nil {
 		c.emit(Event{Kind: Released, Token: term.Token, Reason: reason, Err: workErr})
 	} else if !missed {
+		end.err = fmt.Errorf("elector: release failed; the lease will expire: %w", err)
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}
 	return pause, false

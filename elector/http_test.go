@@ -57,7 +57,9 @@ func TestHandlers(t *testing.T) {
 		if !st.Leader || st.Token != l.Token() || st.Holder != "a" || !st.Deadline.Equal(l.Deadline()) {
 			t.Errorf("leader status %+v; lease token %d deadline %v", st, l.Token(), l.Deadline())
 		}
-		c.Resign()
+		if err := c.Resign(context.Background()); err != nil {
+			t.Fatalf("Resign: %v", err)
+		}
 		synctest.Wait()
 		if code, _ := get(t, c.LeaderHandler()); code != http.StatusServiceUnavailable {
 			t.Errorf("leader handler after resign: %d", code)

@@ -68,7 +68,9 @@ func TestMetricsFollowTheCandidate(t *testing.T) {
 		if got != want || got <= 0 || got > tm.SafeWindow().Seconds() {
 			t.Errorf("seconds_to_deadline %v; want %v", got, want)
 		}
-		c.Resign()
+		if err := c.Resign(context.Background()); err != nil {
+			t.Fatalf("Resign: %v", err)
+		}
 		synctest.Wait()
 		if got := metric(t, reg, "elector_is_leader"); got != 0 {
 			t.Errorf("is_leader after resign = %v", got)

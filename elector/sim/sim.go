@@ -411,7 +411,7 @@ func (p *proc) live(ctx context.Context, crashAt time.Duration, resigns []time.D
 	for _, at := range resigns {
 		time.AfterFunc(at, func() {
 			if !p.dead.Load() {
-				c.Resign()
+				_ = c.Resign(runCtx)
 			}
 		})
 	}
