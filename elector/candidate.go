@@ -538,8 +538,9 @@ func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *lea
 			hard = now.Add(c.timing.StopBudget)
 		}
 	}
-	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: hard,
-		Reason: "work did not return within the stop budget after its context ended; another leader may be running"})
+	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: st.get(), Reason: fmt.Sprintf(
+		"work did not return within the stop budget (%v, ended %v ago) after its context ended; another leader may be running",
+		c.timing.StopBudget, c.clock.Now().Sub(hard).Round(time.Millisecond))})
 	select {
 	case <-workDone:
 		return true

@@ -87,11 +87,10 @@ func (e *events) of(k elector.EventKind) []elector.Event {
 
 // term records one run of the work function.
 type term struct {
-	lease        elector.Lease
-	start, end   time.Time
-	cause        error
-	endedByCtx   bool
-	stoppedEarly bool
+	lease      elector.Lease
+	start, end time.Time
+	cause      error
+	endedByCtx bool
 }
 
 // recorder is a work function that records its terms and runs until its

@@ -71,8 +71,9 @@ type Event struct {
 	Err      error  // the store error, if any
 	// Time is when the event happened, on the candidate's clock.
 	Time time.Time
-	// Deadline is when the leader context is (or was) cancelled; zero when
-	// not leading.
+	// Deadline, when set, is the leader deadline of the term the event is
+	// about (when its context is or was cancelled unless renewed), on every
+	// kind, WorkOverran included; zero when none applies.
 	Deadline time.Time
 	// Latency is the store round trip that led to the event, if any.
 	Latency time.Duration
