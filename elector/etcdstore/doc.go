@@ -70,11 +70,15 @@
 //
 // # A frozen connection
 //
-// clientv3 sends every request over one gRPC connection: when it goes silent without a reset (a half-open
-// connection), every renew attempt waits on it, new connections would work
-// but none is opened, and the leader loses its term at its deadline
-// (faulttest's HalfOpenStall shows it, so it skips here). To bound that,
-// set clientv3.Config DialKeepAliveTime and DialKeepAliveTimeout so that a silent connection is replaced well within the safe window (lease - drift bound - stop budget).
+// clientv3 sends every request over one gRPC connection. When it goes silent
+// without a reset (a half-open connection), every renew attempt waits on it;
+// new connections would work, but none is opened, and the leader loses its
+// term at its deadline (faulttest's HalfOpenStall shows it on a 2 s lease,
+// so it skips here). gRPC keepalive (clientv3.Config DialKeepAliveTime and
+// DialKeepAliveTimeout) replaces such a connection, but grpc-go enforces at
+// least 10 s between pings, so it helps only leases whose safe window is
+// well above that; below it, the lost term is what happens, and fencing
+// keeps it safe.
 //
 // # Clocks
 //

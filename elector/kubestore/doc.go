@@ -84,11 +84,15 @@
 //
 // # A frozen connection
 //
-// client-go sends every request over one HTTP/2 connection: when it goes silent without a reset (a half-open
-// connection), every renew attempt waits on it, new connections would work
-// but none is opened, and the leader loses its term at its deadline
-// (faulttest's HalfOpenStall shows it, so it skips here). To bound that,
-// enable HTTP/2 health checks (the transport's ReadIdleTimeout and PingTimeout) well within the safe window (lease - drift bound - stop budget).
+// client-go sends every request over one HTTP/2 connection. When it goes
+// silent without a reset (a half-open connection), every renew attempt waits
+// on it; new connections would work, but none is opened, and the leader
+// loses its term at its deadline (faulttest's HalfOpenStall shows it on a 2
+// s lease, so it skips here). HTTP/2 health checks (the transport's
+// ReadIdleTimeout and PingTimeout, which client-go reads from
+// HTTP2_READ_IDLE_TIMEOUT_SECONDS and HTTP2_PING_TIMEOUT_SECONDS) replace
+// such a connection; set them well within the safe window (lease - drift
+// bound - stop budget).
 //
 // # Clocks
 //
