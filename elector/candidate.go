@@ -30,6 +30,10 @@ var (
 	ErrDeadlinePassed = errors.New("elector: leader deadline passed without a successful renew")
 	// ErrResigned is the cause of a leader context cancelled by Resign.
 	ErrResigned = errors.New("elector: resigned")
+	// ErrShutdown is the cause of a leader context cancelled because Run's
+	// context ended; the cause also wraps that context's cause
+	// (context.Canceled, say).
+	ErrShutdown = errors.New("elector: Run's context ended")
 	// ErrAlreadyRunning is returned by a second concurrent Run.
 	ErrAlreadyRunning = errors.New("elector: Run is already running")
 	// ErrWorkRunning is wrapped (with ctx.Err()) in Run's error when Run's
@@ -260,7 +264,9 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 		c.release(ctx, term)
 		return 0, false
 	}
-	baseCtx, cancel := context.WithCancelCause(ctx)
+	// The leader context is cancelled by this loop (or the deadline), not
+	// by Run's context directly, so that a shutdown carries ErrShutdown.
+	baseCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	st := newLeaseState(c.clock, deadline, baseCtx, cancel)
 	leaderCtx := leaderContext{Context: baseCtx, st: st}
@@ -357,6 +363,7 @@ loop:
 			break loop
 		case <-ctx.Done():
 			reason = "shutting down"
+			cancel(fmt.Errorf("%w: %w", ErrShutdown, context.Cause(ctx)))
 			break loop
 		}
 	}

@@ -57,3 +57,25 @@ func TestResignWaitsForRelease(t *testing.T) {
 		stop()
 	})
 }
+
+// TestShutdownCause: the work's context says a shutdown ended it
+// (ErrShutdown) and why Run's context ended (its cause). Before issue 17 the
+// cause was plain context.Canceled, the same as for any parent cancellation.
+func TestShutdownCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ev events
+		c := newCandidate(t, memstore.New(), "a", &ev)
+		rec := newRecorder()
+		why := errors.New("deploy")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx, rec.work) }()
+		<-rec.start
+		cancel(why)
+		<-done
+		terms := rec.all()
+		if len(terms) != 1 || !errors.Is(terms[0].cause, elector.ErrShutdown) || !errors.Is(terms[0].cause, why) {
+			t.Fatalf("work's cause %v; want ErrShutdown wrapping Run's cause %v", terms[0].cause, why)
+		}
+	})
+}
