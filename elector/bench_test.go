@@ -74,13 +74,20 @@ func BenchmarkGracefulHandover(b *testing.B) {
 				// The standby is waiting, at a varying point of its poll cycle.
 				time.Sleep(benchTiming.RetryInterval + time.Duration(i%10)*benchTiming.RetryInterval/10)
 				t0 := time.Now()
+				resigned := make(chan error, 1)
 				if how.shut {
 					stopLeader()
-				} else if !leader.Resign() {
-					b.Fatal("Resign: not leading")
+					resigned <- nil
+				} else {
+					// Resign waits for the release; the handover is timed
+					// by the standby's lead.
+					go func() { resigned <- leader.Resign(context.Background()) }()
 				}
 				next := <-standbyLeads
 				total += time.Since(t0)
+				if err := <-resigned; err != nil {
+					b.Fatalf("Resign: %v", err)
+				}
 				if next.Token() <= first.Token() {
 					b.Fatalf("token %d after %d", next.Token(), first.Token())
 				}

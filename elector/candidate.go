@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Work is what a leader does while its term lasts. It must return soon
 // (within Timing.StopBudget) after ctx is cancelled, and should pass
 // lease.Token() with every write so the resource can fence out a stale leader.
-// context.Cause(ctx) says why the term ended. If work returns while the term
+// context.Cause(ctx) says why the term ended. ctx.Err and ctx.Done check the
+// deadline on the candidate's clock when called, so a check made right before
+// a write is current even just after the process was frozen; lease.Valid does
+// the same. If work returns while the term
 // lasts, the term is released (the Released event's Err carries work's error)
 // and Run competes again after a jittered RetryInterval.
 type Work func(ctx context.Context, lease Lease) error
@@ -28,31 +30,44 @@ var (
 	ErrDeadlinePassed = errors.New("elector: leader deadline passed without a successful renew")
 	// ErrResigned is the cause of a leader context cancelled by Resign.
 	ErrResigned = errors.New("elector: resigned")
+	// ErrShutdown is the cause of a leader context cancelled because Run's
+	// context ended; the cause also wraps that context's cause
+	// (context.Canceled, say).
+	ErrShutdown = errors.New("elector: Run's context ended")
 	// ErrAlreadyRunning is returned by a second concurrent Run.
 	ErrAlreadyRunning = errors.New("elector: Run is already running")
-	errWorkReturned   = errors.New("elector: work returned")
+	// ErrWorkRunning is wrapped (with ctx.Err()) in Run's error when Run's
+	// context ended and the work had not returned by its hard deadline
+	// (the leader deadline plus StopBudget): Run returns with the work still
+	// running and its term not released.
+	ErrWorkRunning = errors.New("elector: work still running after its stop budget")
+	// ErrNotLeading is returned by Resign when there is no term to resign.
+	ErrNotLeading   = errors.New("elector: not leading")
+	errWorkReturned = errors.New("elector: work returned")
 )
 
 // Candidate competes for one lease name. Create it with New and call Run.
 type Candidate struct {
-	store      Store
-	watcher    Watcher // nil when the store cannot watch
-	name       string
-	identity   string
-	timing     Timing
-	clock      Clock
-	log        *slog.Logger
-	onEvent    func(Event)
-	registerer prometheus.Registerer
-	metrics    *metrics
-	unsafe     simhooks.Unsafe
-	rnd        *rand.Rand // only used on Run's goroutine
+	store     Store
+	watcher   Watcher // nil when the store cannot watch
+	name      string
+	identity  string
+	timing    Timing
+	clock     Clock
+	log       *slog.Logger
+	onEvent   func(Event)
+	observers []func(Event) // AddObserver's; guarded by mu
+	unsafe    simhooks.Unsafe
+	rnd       *rand.Rand // only used on Run's goroutine
 
 	running atomic.Bool
+	queue   chan Event // events waiting for the logger and callback; nil when neither is set
+	dropped atomic.Uint64
 
 	mu       sync.Mutex
 	current  *Lease        // non-nil while the leader context is live
 	resign   chan struct{} // closed by Resign; non-nil while leading
+	ending   *termEnd      // the current term's end; non-nil while leading
 	lastBeat time.Time     // last progress of the Run loop
 
 	watchCh    <-chan struct{}
@@ -89,13 +104,6 @@ func New(store Store, name string, opts ...Option) (*Candidate, error) {
 	if err := checkLeaseBounds(store, c.timing); err != nil {
 		return nil, err
 	}
-	if c.registerer != nil {
-		m, err := newMetrics(c, c.registerer)
-		if err != nil {
-			return nil, err
-		}
-		c.metrics = m
-	}
 	return c, nil
 }
 
@@ -113,41 +121,57 @@ func (c *Candidate) Timing() Timing { return c.timing }
 func (c *Candidate) Lease() (Lease, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.current == nil || c.current.st.hasExpired() {
+	if c.current == nil || !c.current.st.check() {
 		return Lease{}, false
 	}
 	return *c.current, true
 }
 
+// termEnd is closed when a term is over: its work returned (or was given
+// up on at shutdown) and its release was tried. err says how it ended.
+type termEnd struct {
+	done chan struct{}
+	err  error // nil: released; else why not, or why it ended otherwise
+}
+
 // Resign gives up the current term gracefully: the work's context is
 // cancelled with cause ErrResigned, the term is released after the work
 // returns, and Run waits two retry intervals before competing again so a
-// standby can take over. It reports whether there was a term to resign.
-func (c *Candidate) Resign() bool {
+// standby can take over. It waits until the term is over or ctx ends, and
+// returns nil once the term was released; ErrNotLeading if there was no
+// term to resign; an error saying why otherwise: the release failed (the
+// lease expires in the store), the term had been lost already (ErrLost,
+// ErrDeadlinePassed), or Run gave up on the work at shutdown
+// (ErrWorkRunning). If ctx ends first it returns ctx.Err(), and the
+// resignation goes on.
+func (c *Candidate) Resign(ctx context.Context) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.resign == nil {
-		return false
+		c.mu.Unlock()
+		return ErrNotLeading
 	}
 	select {
 	case <-c.resign:
 	default:
 		close(c.resign)
 	}
-	return true
+	end := c.ending
+	c.mu.Unlock()
+	select {
+	case <-end.done:
+		return end.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Leader reads who holds the lease, without competing.
 func (c *Candidate) Leader(ctx context.Context) (Record, error) { return c.store.Read(ctx, c.name) }
 
-func (c *Candidate) setLeader(l *Lease, resign chan struct{}) {
+func (c *Candidate) setLeader(l *Lease, resign chan struct{}, end *termEnd) {
 	c.mu.Lock()
-	changed := (c.current == nil) != (l == nil)
-	c.current, c.resign = l, resign
+	c.current, c.resign, c.ending = l, resign, end
 	c.mu.Unlock()
-	if changed && c.metrics != nil {
-		c.metrics.transitions.Inc()
-	}
 }
 
 func (c *Candidate) beat() {
@@ -161,8 +185,13 @@ func (c *Candidate) beat() {
 // that ends before any other candidate can be granted the lease, renew in the
 // background, release after work returns, and compete again. Store errors are
 // retried with jittered backoff and reported as events; Run never gives up on
-// its own. It returns ctx.Err() once ctx has ended and the last term has been
-// released, or ErrAlreadyRunning.
+// its own. It returns ctx.Err() once ctx has ended, the last term's work has
+// returned and the term has been released. If the work has not returned by
+// its hard deadline (the leader deadline plus StopBudget), Run gives up on it
+// after reporting WorkOverran: it returns an error wrapping ctx.Err() and
+// ErrWorkRunning, with the work still running and the term left to expire
+// in the store (the process should exit, or the work may overlap the next
+// leader). A second concurrent Run returns ErrAlreadyRunning.
 func (c *Candidate) Run(ctx context.Context, work Work) error {
 	if work == nil {
 		return errors.New("elector: nil work")
@@ -171,6 +200,7 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 		return ErrAlreadyRunning
 	}
 	defer c.running.Store(false)
+	defer c.startDelivery()()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	fails := 0
@@ -181,7 +211,11 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 		switch {
 		case err == nil:
 			fails = 0
-			c.sleep(ctx, c.lead(ctx, term, sent, work))
+			pause, abandoned := c.lead(ctx, term, sent, work)
+			if abandoned {
+				return fmt.Errorf("%w: %w", ctx.Err(), ErrWorkRunning)
+			}
+			c.sleep(ctx, pause)
 		case ctx.Err() != nil:
 		case errors.Is(err, ErrHeld):
 			fails = 0
@@ -220,36 +254,37 @@ func (c *Candidate) deadlineAfter(sent, answered time.Time) time.Time {
 	return anchor.Add(window)
 }
 
-type renewResult struct {
-	sent time.Time
-	err  error
-}
-
-// lead runs one term and returns how long to wait before competing again.
-func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) time.Duration {
+// lead runs one term and returns how long to wait before competing again,
+// and whether it gave up waiting for the work because ctx ended.
+func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) (pause time.Duration, abandoned bool) {
 	now := c.clock.Now()
-	st := &leaseState{deadline: c.deadlineAfter(sent, now)}
-	if !now.Before(st.deadline) {
+	deadline := c.deadlineAfter(sent, now)
+	if !now.Before(deadline) {
 		c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Reason: "acquire answered only after the deadline it grants"})
 		c.release(ctx, term)
-		return 0
+		return 0, false
 	}
-	lease := Lease{term: term, st: st}
-	leaderCtx, cancel := context.WithCancelCause(ctx)
+	// The leader context is cancelled by this loop (or the deadline), not
+	// by Run's context directly, so that a shutdown carries ErrShutdown.
+	baseCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
+	st := newLeaseState(c.clock, deadline, baseCtx, cancel)
+	leaderCtx := leaderContext{Context: baseCtx, st: st}
+	lease := Lease{term: term, st: st}
 	resign := make(chan struct{})
-	c.setLeader(&lease, resign)
+	end := &termEnd{done: make(chan struct{})}
+	defer close(end.done)
+	c.setLeader(&lease, resign, end)
 	c.emit(Event{Kind: Acquired, Token: term.Token, Time: now, Deadline: st.deadline, Latency: now.Sub(sent), Reason: "granted"})
 
 	workDone := make(chan error, 1)
 	go func() { workDone <- work(leaderCtx, lease) }()
-	expired := c.watchdog(leaderCtx, st, cancel)
+	expired := st.expiredCh
+	go c.watchdog(baseCtx, st)
 
-	renewT := c.clock.NewTimer(sent.Add(c.timing.RenewInterval).Sub(now))
-	defer func() { renewT.Stop() }()
-	renewDone := make(chan renewResult, 1)
-	var stopRenew context.CancelFunc = func() {}
-	defer func() { stopRenew() }()
+	rn := &renewer{c: c, ctx: ctx, term: term, st: st, results: make(chan renewResult), done: make(chan struct{}), lastOK: sent}
+	rn.schedule(sent.Add(c.timing.RenewInterval).Sub(now))
+	defer rn.stop()
 
 	var (
 		reason       string
@@ -257,22 +292,26 @@ func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Wo
 		missed       bool // the deadline passed; the term may still be current
 		workReturned bool
 		workErr      error
-		pause        time.Duration
 	)
 loop:
 	for {
 		select {
 		case <-expired:
 			reason, missed = "no renew succeeded before the deadline", true
+			if late := st.lateness(); late > c.freezeGap() {
+				reason += fmt.Sprintf(" (noticed %v after it: the process was frozen)", late.Round(time.Millisecond))
+			}
 			c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 			break loop
-		case <-renewT.C():
-			rsent := c.clock.Now()
-			var rctx context.Context
-			rctx, stopRenew = context.WithTimeout(ctx, st.get().Sub(rsent))
-			go func() { renewDone <- renewResult{sent: rsent, err: c.store.Renew(rctx, term, c.timing.LeaseDuration)} }()
-		case r := <-renewDone:
-			stopRenew()
+		case <-rn.due():
+			if !c.clock.Now().Before(st.get()) {
+				// Due only after the deadline (the process was paused, say):
+				// the watchdog is ending the term.
+				rn.next = nil
+				continue
+			}
+			rn.start()
+		case r := <-rn.results:
 			c.beat()
 			now := c.clock.Now()
 			latency := now.Sub(r.sent)
@@ -282,22 +321,28 @@ loop:
 				continue
 			}
 			switch {
-			case r.err == nil:
-				if !st.extend(now, c.deadlineAfter(r.sent, now)) {
-					continue // the watchdog expired the term meanwhile
-				}
-				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
-				renewT = c.clock.NewTimer(r.sent.Add(c.timing.RenewInterval).Sub(now))
 			case errors.Is(r.err, ErrLost):
 				reason, storeLost = "the store reports the term lost", true
 				cancel(r.err)
 				c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Latency: latency, Err: r.err, Reason: reason})
 				break loop
+			case r.sent.Before(rn.lastOK):
+				// An attempt older than the last success, abandoned or
+				// redundant: it says nothing new.
+			case r.err == nil:
+				if !st.extend(now, c.deadlineAfter(r.sent, now)) {
+					continue // the watchdog expired the term meanwhile
+				}
+				rn.lastOK = r.sent
+				rn.stopAttempts()
+				c.emit(Event{Kind: Renewed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency})
+				rn.schedule(r.sent.Add(c.timing.RenewInterval).Sub(now))
 			default:
-				wait := c.jitter(c.timing.RetryInterval)
+				if rn.next == nil { // the unsafe single-attempt variant
+					rn.schedule(c.jitter(c.timing.RetryInterval))
+				}
 				c.emit(Event{Kind: RenewFailed, Token: term.Token, Time: now, Deadline: st.get(), Latency: latency, Err: r.err,
-					Reason: fmt.Sprintf("retrying in %v", wait.Round(time.Millisecond))})
-				renewT = c.clock.NewTimer(wait)
+					Reason: fmt.Sprintf("next attempt in %v", max(0, rn.nextAt.Sub(now)).Round(time.Millisecond))})
 			}
 		case <-resign:
 			reason, pause = "resigned", 2*c.timing.RetryInterval
@@ -305,7 +350,7 @@ loop:
 			break loop
 		case workErr = <-workDone:
 			workReturned = true
-			if isClosed(expired) { // the work returned because the deadline passed
+			if st.hasExpired() { // the work returned because the deadline passed
 				reason, missed = "no renew succeeded before the deadline", true
 				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 				break loop
@@ -318,64 +363,62 @@ loop:
 			break loop
 		case <-ctx.Done():
 			reason = "shutting down"
+			cancel(fmt.Errorf("%w: %w", ErrShutdown, context.Cause(ctx)))
 			break loop
 		}
 	}
-	c.setLeader(nil, nil)
-	stopRenew()
-	if !workReturned && !c.waitWork(ctx, workDone, st.get().Add(c.timing.StopBudget), term) {
-		return 0 // shutting down with the work still running
+	c.setLeader(nil, nil, nil)
+	rn.stopAttempts()
+	if !workReturned && !c.waitWork(ctx, workDone, st, term) {
+		end.err = ErrWorkRunning
+		return 0, true // shutting down with the work still running
 	}
 	if storeLost {
+		end.err = context.Cause(leaderCtx)
 		if c.checkIdentity(ctx, term) {
 			pause = c.timing.LeaseDuration
 		}
-		return pause
+		return pause, false
+	}
+	if missed {
+		end.err = ErrDeadlinePassed
 	}
 	// After a missed deadline the term may still be current in the store;
 	// releasing it lets a standby in without waiting for expiry.
 	if err := c.release(ctx, term); err == nil {
 		c.emit(Event{Kind: Released, Token: term.Token, Reason: reason, Err: workErr})
 	} else if !missed {
+		end.err = fmt.Errorf("elector: release failed; the lease will expire: %w", err)
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}
-	return pause
+	return pause, false
 }
 
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
+// watchdog ends the term at the deadline in st, following renewals. It
+// runs apart from the lead loop so a slow event callback, logger or metrics
+// registry cannot delay the cancellation. It stops when the leader context
+// ends for another reason.
+func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState) {
+	for {
+		d := st.get()
+		t := c.clock.NewTimer(d.Sub(c.clock.Now()))
+		select {
+		case <-t.C():
+			if st.expire(d) {
+				return
+			}
+			// Renewed while the timer ran: wait for the new deadline.
+		case <-leaderCtx.Done():
+			t.Stop()
+			return
+		}
 	}
 }
 
-// watchdog cancels the leader context at the deadline in st, following
-// renewals, and then closes the returned channel. It runs apart from the lead
-// loop so a slow event callback, logger or metrics registry cannot delay
-// the cancellation. It stops when the leader context ends for another reason.
-func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState, cancel context.CancelCauseFunc) <-chan struct{} {
-	expired := make(chan struct{})
-	go func() {
-		for {
-			d := st.get()
-			t := c.clock.NewTimer(d.Sub(c.clock.Now()))
-			select {
-			case <-t.C():
-				if st.expire(d) {
-					cancel(ErrDeadlinePassed)
-					close(expired)
-					return
-				}
-				// Renewed while the timer ran: wait for the new deadline.
-			case <-leaderCtx.Done():
-				t.Stop()
-				return
-			}
-		}
-	}()
-	return expired
+// freezeGap is how late a timer must fire to count as a freeze of the
+// process (SIGSTOP, a VM pause) rather than scheduling delay.
+func (c *Candidate) freezeGap() time.Duration {
+	return max(c.timing.StopBudget/2, 50*time.Millisecond)
 }
 
 // waitWork waits for the work to return. Past the hard deadline (the leader
@@ -383,7 +426,16 @@ func (c *Candidate) watchdog(leaderCtx context.Context, st *leaseState, cancel c
 // reports WorkOverran; it keeps waiting, because starting another term while
 // this work runs would make this process overlap itself, unless Run's context
 // has ended, in which case it gives up and reports false.
-func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, hard time.Time, term Term) bool {
+//
+// A process frozen around the deadline notices the deadline and the hard
+// deadline only when it resumes, at the same moment as its work notices the
+// cancellation: the work had no chance to stop. When the expiry or the hard
+// deadline was noticed late by more than freezeGap, the work gets its stop
+// budget again from the moment of resuming, and the event is Frozen (the
+// process was not running; another leader may have been elected meanwhile)
+// rather than WorkOverran (the work was slow), unless it overruns that too.
+func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *leaseState, term Term) bool {
+	hard := st.get().Add(c.timing.StopBudget)
 	t := c.clock.NewTimer(hard.Sub(c.clock.Now()))
 	defer t.Stop()
 	select {
@@ -391,8 +443,24 @@ func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, hard ti
 		return true
 	case <-t.C():
 	}
-	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: hard,
-		Reason: "work did not return within the stop budget after its context ended; another leader may be running"})
+	now := c.clock.Now()
+	if gap := max(st.lateness(), now.Sub(hard)); gap > c.freezeGap() {
+		again := c.clock.NewTimer(c.timing.StopBudget)
+		defer again.Stop()
+		select {
+		case <-workDone:
+			c.emit(Event{Kind: Frozen, Token: term.Token, Deadline: st.get(), Reason: fmt.Sprintf(
+				"the process was frozen around its deadline (noticed %v late); the work returned %v after it resumed; "+
+					"another leader may have been elected meanwhile: only fenced writes are safe",
+				gap.Round(time.Millisecond), c.clock.Now().Sub(now).Round(time.Microsecond))})
+			return true
+		case <-again.C():
+			hard = now.Add(c.timing.StopBudget)
+		}
+	}
+	c.emit(Event{Kind: WorkOverran, Token: term.Token, Deadline: st.get(), Reason: fmt.Sprintf(
+		"work did not return within the stop budget (%v, ended %v ago) after its context ended; another leader may be running",
+		c.timing.StopBudget, c.clock.Now().Sub(hard).Round(time.Millisecond))})
 	select {
 	case <-workDone:
 		return true

@@ -179,8 +179,8 @@ func TestResignReleasesAfterWorkReturns(t *testing.T) {
 		if want := time.Now().Add(testTiming.SafeWindow() - 2*time.Second); !l.Deadline().Equal(want) {
 			t.Errorf("deadline after renew at 10s: %v; want %v", l.Deadline(), want)
 		}
-		if !c.Resign() {
-			t.Fatal("Resign() = false while leading")
+		if err := c.Resign(context.Background()); err != nil {
+			t.Fatalf("Resign while leading: %v; want nil once released", err)
 		}
 		synctest.Wait()
 		terms := rec.all()
@@ -470,8 +470,8 @@ func TestRunMisuse(t *testing.T) {
 			t.Errorf("second concurrent Run = %v; want ErrAlreadyRunning", err)
 		}
 		stop()
-		if c.Resign() {
-			t.Error("Resign after Run returned reported a term")
+		if err := c.Resign(context.Background()); !errors.Is(err, elector.ErrNotLeading) {
+			t.Errorf("Resign after Run returned: %v; want ErrNotLeading", err)
 		}
 		// Run can be called again after it returned.
 		ctx, cancel := context.WithCancel(t.Context())

@@ -30,8 +30,15 @@ const (
 	// IdentityConflict: another live process uses this candidate's identity.
 	IdentityConflict
 	// WorkOverran: the work had not returned when the lease may have passed
-	// to another candidate (deadline plus stop budget).
+	// to another candidate (deadline plus stop budget): the work was slow to
+	// stop.
 	WorkOverran
+	// Frozen: the process was not running around its deadline (SIGSTOP, a
+	// VM pause): the deadline or the hard deadline was noticed late, and the
+	// work returned within its stop budget after the process resumed. The
+	// term was over by then and another leader may have been elected; only
+	// fenced writes made before the freeze are safe.
+	Frozen
 )
 
 var kindNames = map[EventKind]string{
@@ -44,6 +51,7 @@ var kindNames = map[EventKind]string{
 	AcquireFailed:    "acquire_failed",
 	IdentityConflict: "identity_conflict",
 	WorkOverran:      "work_overran",
+	Frozen:           "frozen",
 }
 
 func (k EventKind) String() string {
@@ -63,8 +71,9 @@ type Event struct {
 	Err      error  // the store error, if any
 	// Time is when the event happened, on the candidate's clock.
 	Time time.Time
-	// Deadline is when the leader context is (or was) cancelled; zero when
-	// not leading.
+	// Deadline, when set, is the leader deadline of the term the event is
+	// about (when its context is or was cancelled unless renewed), on every
+	// kind, WorkOverran included; zero when none applies.
 	Deadline time.Time
 	// Latency is the store round trip that led to the event, if any.
 	Latency time.Duration
@@ -83,14 +92,75 @@ func (k EventKind) level() slog.Level {
 	}
 }
 
-// emit logs e, updates metrics and calls the event callback, in that order.
-// It runs on Run's goroutine.
+// eventQueue is how many events may wait for a slow logger or callback
+// before further ones are dropped (and counted).
+const eventQueue = 256
+
+// emit passes e to the observers and queues it for the logger and the
+// event callback, without blocking: a slow log sink or callback must not
+// delay renewals. When the queue is full the event is dropped and counted
+// (DroppedEvents). It runs on Run's goroutine.
 func (c *Candidate) emit(e Event) {
 	e.Lease = c.name
 	e.Identity = c.identity
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
+	c.mu.Lock()
+	observers := c.observers
+	c.mu.Unlock()
+	for _, fn := range observers {
+		fn(e)
+	}
+	if c.queue == nil {
+		return
+	}
+	select {
+	case c.queue <- e:
+	default:
+		c.dropped.Add(1)
+	}
+}
+
+// AddObserver adds fn, called with every event synchronously on Run's
+// goroutine, before the event is queued for the logger and the WithEvents
+// callback, and never dropped. fn must return at once (increment a counter,
+// say: elector/prommetrics uses it); anything slower belongs in WithEvents.
+// Observers added while Run runs see the events after they were added.
+func (c *Candidate) AddObserver(fn func(Event)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observers = append(c.observers[:len(c.observers):len(c.observers)], fn)
+}
+
+// startDelivery starts the goroutine that logs queued events and passes
+// them to the callback, in order; the returned func closes the queue and
+// waits until every queued event was delivered.
+func (c *Candidate) startDelivery() (finish func()) {
+	if c.log == nil && c.onEvent == nil {
+		return func() {}
+	}
+	q := make(chan Event, eventQueue)
+	c.queue = q
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range q {
+			c.deliver(e)
+		}
+	}()
+	return func() {
+		c.queue = nil
+		close(q)
+		<-done
+	}
+}
+
+// DroppedEvents is how many events were not logged or passed to the
+// WithEvents callback because it fell behind by more than 256 events.
+func (c *Candidate) DroppedEvents() uint64 { return c.dropped.Load() }
+
+func (c *Candidate) deliver(e Event) {
 	if c.log != nil {
 		attrs := []slog.Attr{
 			slog.String("lease", e.Lease),
@@ -112,9 +182,6 @@ func (c *Candidate) emit(e Event) {
 			attrs = append(attrs, slog.Duration("latency", e.Latency))
 		}
 		c.log.LogAttrs(context.Background(), e.Kind.level(), "elector: "+e.Kind.String(), attrs...)
-	}
-	if c.metrics != nil {
-		c.metrics.observe(e)
 	}
 	if c.onEvent != nil {
 		c.onEvent(e)

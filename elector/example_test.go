@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatesift/gatesift-vet/elector"
 	"github.com/gatesift/gatesift-vet/elector/memstore"
+	"github.com/gatesift/gatesift-vet/elector/prommetrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -80,12 +81,13 @@ func ExampleTiming_Explain() {
 // releases the lease, probes and metrics are served, and events are logged.
 func Example_service() {
 	store := memstore.New() // pgstore / etcdstore / redisstore in production
-	c, err := elector.New(store, "nightly-export",
-		elector.WithLogger(slog.Default()),
-		elector.WithMetrics(prometheus.DefaultRegisterer),
-	)
+	c, err := elector.New(store, "nightly-export", elector.WithLogger(slog.Default()))
 	if err != nil {
 		slog.Error("elector", "error", err)
+		os.Exit(1)
+	}
+	if err := prommetrics.Register(prometheus.DefaultRegisterer, c); err != nil {
+		slog.Error("elector metrics", "error", err)
 		os.Exit(1)
 	}
 	slog.Info("elector timing", "model", c.Timing().String())

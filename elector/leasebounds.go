@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// LeaseBounder is implemented by stores whose backend accepts only a range
-// of lease durations (Azure Blob leases: 15 to 60 s). New checks the
+// leaseBounder is implemented by stores whose backend accepts only a range
+// of lease durations (Azure Blob leases: 15 to 60 s), through a method
+// LeaseBounds() (min, max time.Duration); see Store. New checks the
 // Timing's LeaseDuration against it, so a timing the backend cannot honour
 // fails when the candidate is built instead of on every acquire at run time.
 //
@@ -14,7 +15,7 @@ import (
 // still ends the term when the requested duration passes (the elector's
 // deadline is what bounds the work; a longer backend lease only delays
 // failover). It must never round down, so Max is a hard limit.
-type LeaseBounder interface {
+type leaseBounder interface {
 	// LeaseBounds returns the shortest and longest lease the backend
 	// grants; max 0 means no upper limit.
 	LeaseBounds() (min, max time.Duration)
@@ -22,7 +23,7 @@ type LeaseBounder interface {
 
 // checkLeaseBounds reports a lease duration the store cannot grant.
 func checkLeaseBounds(s Store, t Timing) error {
-	b, ok := s.(LeaseBounder)
+	b, ok := s.(leaseBounder)
 	if !ok {
 		return nil
 	}

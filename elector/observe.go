@@ -6,11 +6,6 @@ import (
 	"time"
 )
 
-// Leader reads who holds the lease name in store, without competing.
-func Leader(ctx context.Context, store Store, name string) (Record, error) {
-	return store.Read(ctx, name)
-}
-
 // Observe calls fn with the lease's record whenever its term or held state
 // changes, until ctx ends, without competing. It wakes on the store's watch
 // if it has one and otherwise polls every jittered interval; read errors

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Option configures a Candidate.
@@ -21,12 +20,12 @@ func WithTiming(t Timing) Option { return func(c *Candidate) { c.timing = t } }
 // WithLogger logs every event to l (Renewed at debug level). Default: no logs.
 func WithLogger(l *slog.Logger) Option { return func(c *Candidate) { c.log = l } }
 
-// WithEvents calls fn with every event, on Run's goroutine: fn must not block.
+// WithEvents calls fn with every event, in order, on a goroutine of its own:
+// a slow fn never delays renewals. Up to 256 events wait for it; beyond that
+// events are dropped and counted (Candidate.DroppedEvents, and
+// elector_events_dropped_total with elector/prommetrics). Run returns after fn has seen every queued
+// event. The logger (WithLogger) is fed the same way.
 func WithEvents(fn func(Event)) Option { return func(c *Candidate) { c.onEvent = fn } }
-
-// WithMetrics registers the candidate's Prometheus metrics with reg; New fails
-// if registration does (two candidates for one lease name in one registry).
-func WithMetrics(reg prometheus.Registerer) Option { return func(c *Candidate) { c.registerer = reg } }
 
 // WithClock replaces the real clock, for tests and simulation. The leader
 // deadline, renew schedule and waits follow clk; per-call timeouts on store

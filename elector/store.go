@@ -51,6 +51,12 @@ type Record struct {
 //     acquire without waiting for expiry; otherwise it returns an error
 //     wrapping ErrLost and changes nothing.
 //   - Read never changes anything.
+//
+// A store whose backend grants only a range of lease durations also has a
+// method LeaseBounds() (min, max time.Duration), max 0 meaning no limit;
+// New then rejects a Timing whose LeaseDuration exceeds max. It may round a
+// shorter duration up to min, as long as it still ends the term when the
+// requested duration passes; it never rounds down.
 type Store interface {
 	Acquire(ctx context.Context, name, holder string, ttl time.Duration) (Term, error)
 	Renew(ctx context.Context, t Term, ttl time.Duration) error

@@ -28,11 +28,18 @@ type Timing struct {
 	// RenewInterval is how long after a successful renew was sent the next
 	// one is sent.
 	RenewInterval time.Duration
-	// RetryInterval is how often a standby polls, and how soon a failed
-	// renew is retried. Waits are jittered up to +20%.
+	// RetryInterval is how often a standby polls, and how often a leader
+	// starts another renew attempt while none has succeeded since the
+	// renew was due, whether or not the earlier attempts have answered (a
+	// request hung on a half-open connection costs one retry interval,
+	// not the term). Each attempt is abandoned after two retry intervals
+	// or at the deadline, whichever is sooner. Waits are jittered up to
+	// +20%.
 	RetryInterval time.Duration
 	// DriftBound is the most the candidate's clock may fall behind the store's
-	// over one LeaseDuration (clock rate error, VM steal, NTP slew).
+	// over one LeaseDuration (clock rate error, VM steal, NTP slew). It does
+	// not cover a step of the store's wall clock or a suspend of the
+	// candidate's machine; see the package documentation, "Clocks".
 	DriftBound time.Duration
 	// StopBudget is how long the work may take to stop after its context is
 	// cancelled. Work that overruns it may overlap the next leader; only
@@ -41,8 +48,9 @@ type Timing struct {
 }
 
 // MinRenewAttempts is the number of renew attempts Validate requires to fit
-// between the first renew and the deadline, so that one lost or slow request
-// does not cost the leadership.
+// between the first renew and the deadline, so that one lost, slow or hung
+// request does not cost the leadership. Attempts start on schedule even
+// while earlier ones hang, so the count holds for hung requests too.
 const MinRenewAttempts = 2
 
 // jitterFraction is the most a wait is stretched at random, so that standbys
@@ -82,8 +90,8 @@ func maxJitter(d time.Duration) time.Duration {
 }
 
 // RenewAttempts is how many renew attempts fit between the first renew and the
-// deadline when each failure is retried after at most the jittered
-// RetryInterval.
+// deadline when a new attempt starts at most one jittered RetryInterval after
+// the previous one (whether it failed, hangs or is still on its way).
 func (t Timing) RenewAttempts() int {
 	spare := t.SafeWindow() - t.RenewInterval
 	if spare <= 0 || t.RetryInterval <= 0 {

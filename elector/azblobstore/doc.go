@@ -23,7 +23,7 @@
 // refuses a ttl above 60 s with an error: the elector's
 // Timing.LeaseDuration must be at most 60 s (renew at about a third of it,
 // as elector.Timing's rules require anyway). The Store declares these
-// bounds (elector.LeaseBounder), so elector.New rejects a longer lease
+// bounds (the LeaseBounds method of elector.Store), so elector.New rejects a longer lease
 // when the candidate is built.
 //
 // A ttl below 15 s still ends when it should: the term's own expiry is in
@@ -90,4 +90,13 @@
 // Without fencing at the resource this is an efficiency lock, as every
 // lease is: a paused holder can outlive its term. Check the token at the
 // resource ("only if token >= highest seen"), with a conditional write.
+//
+// # Clocks
+//
+// Expiry is judged by the storage service's wall clock (its Date header,
+// and Azure's own lease timer). A forward step of the service's clock ends
+// live terms early (only fencing catches the second leader); a backward
+// step delays failover. Azure runs its clocks disciplined; Azurite uses the
+// host's wall clock, so do not step the host's clock under it. See the
+// elector package's "Clocks" section for the candidates' side.
 package azblobstore

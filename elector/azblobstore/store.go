@@ -49,7 +49,7 @@ func (s *Store) EnsureContainer(ctx context.Context) error {
 }
 
 // LeaseBounds reports Azure's limits on a fixed lease, so elector.New
-// rejects a Timing whose lease duration exceeds 60 s (elector.LeaseBounder).
+// rejects a Timing whose lease duration exceeds 60 s (the LeaseBounds method of elector.Store).
 // Shorter leases are rounded up to 15 s; the store's own expiry in the
 // blob's metadata still ends the term at the requested duration.
 func (s *Store) LeaseBounds() (min, max time.Duration) {

@@ -301,7 +301,9 @@ func TestAppendFencedRefusesEndedTerm(t *testing.T) {
 // TestElectorRejectsLeaseAboveAzureMaximum: elector.New refuses a timing
 // whose lease exceeds Azure's 60 s fixed lease, before any request.
 func TestElectorRejectsLeaseAboveAzureMaximum(t *testing.T) {
-	var _ elector.LeaseBounder = (*Store)(nil)
+	var _ interface {
+		LeaseBounds() (min, max time.Duration)
+	} = (*Store)(nil)
 	s := New(nil) // New makes no request; the candidate is never run
 	tm := elector.Timing{LeaseDuration: 90 * time.Second, RenewInterval: 30 * time.Second,
 		RetryInterval: 5 * time.Second, DriftBound: 2 * time.Second, StopBudget: 2 * time.Second}

@@ -67,4 +67,24 @@
 // etcd itself only ever lengthens a lease: after a leader change or restart
 // it renews every lease to its full TTL, which delays takeover but never
 // shortens the old leader's safe window.
+//
+// # A frozen connection
+//
+// clientv3 sends every request over one gRPC connection. When it goes silent
+// without a reset (a half-open connection), every renew attempt waits on it;
+// new connections would work, but none is opened, and the leader loses its
+// term at its deadline (faulttest's HalfOpenStall shows it on a 2 s lease,
+// so it skips here). gRPC keepalive (clientv3.Config DialKeepAliveTime and
+// DialKeepAliveTimeout) replaces such a connection, but grpc-go enforces at
+// least 10 s between pings, so it helps only leases whose safe window is
+// well above that; below it, the lost term is what happens, and fencing
+// keeps it safe.
+//
+// # Clocks
+//
+// etcd expires leases by its leader's monotonic clock, so wall-clock steps
+// on any machine do not matter. A new etcd leader extends every lease (a
+// failover delay, not a hazard), and a suspended etcd leader stops expiring
+// leases until it resumes (again only a delay). See the elector package's
+// "Clocks" section for the candidates' side.
 package etcdstore

@@ -160,7 +160,7 @@ func startElector(b *testing.B, k *testserver.KubeAPIServer, name, id string) *b
 	ctx, cancel := context.WithCancel(context.Background())
 	bc := &benchCand{started: make(chan time.Time, 1), done: make(chan struct{})}
 	bc.stepDown = func() {
-		c.Resign()
+		_ = c.Resign(context.Background()) // waits for the release
 		cancel()
 	}
 	bc.crash = func() {

@@ -81,4 +81,24 @@
 // standby polling a held Lease makes one read. Renew and Release are a
 // read and a guarded write each. Watch is one watch request per standby,
 // on the Lease by name (fieldSelector metadata.name).
+//
+// # A frozen connection
+//
+// client-go sends every request over one HTTP/2 connection. When it goes
+// silent without a reset (a half-open connection), every renew attempt waits
+// on it; new connections would work, but none is opened, and the leader
+// loses its term at its deadline (faulttest's HalfOpenStall shows it on a 2
+// s lease, so it skips here). HTTP/2 health checks (the transport's
+// ReadIdleTimeout and PingTimeout, which client-go reads from
+// HTTP2_READ_IDLE_TIMEOUT_SECONDS and HTTP2_PING_TIMEOUT_SECONDS) replace
+// such a connection; set them well within the safe window (lease - drift
+// bound - stop budget).
+//
+// # Clocks
+//
+// Expiry is judged on the observing candidate's monotonic clock (see
+// Expiry above), so wall-clock steps on any machine, including the API
+// server's and the holder's (renewTime), do not matter. A suspended
+// observer counts less time, which only delays its takeover. See the
+// elector package's "Clocks" section for the holder's side.
 package kubestore

@@ -72,6 +72,11 @@ var faultEnv = faulttest.Env{
 		}
 		return tokens, nil
 	},
+	Skip: map[string]string{
+		"HalfOpenStall": "client-go multiplexes every request over one HTTP/2 connection: when it freezes (new connections " +
+			"would work) no renew can route around it, and the leader loses its term (seen: deadline 1.54 s into a " +
+			"1.7 s freeze); HTTP/2 health checks within the safe window are the remedy (see the package doc)",
+	},
 }
 
 // faultTarget is what Open needs to reach a kube-apiserver.

@@ -61,4 +61,15 @@
 // candidates poll at their retry interval), and a failover to an
 // asynchronous replica can lose the most recent grants; with synchronous
 // replication, or a single primary, tokens never go back.
+//
+// # Clocks
+//
+// Expiry is judged by the database server's wall clock (now()). A forward
+// step of that clock ends live terms early, so another candidate can be
+// granted the lease while the holder still believes it leads: keep the
+// server's clock disciplined by slewing (NTP, chrony with makestep only at
+// boot), or fence every write. A backward step only delays failover. A
+// suspended database server answers nothing, so nobody is granted anything
+// meanwhile. The candidates' wall clocks never matter; see the elector
+// package's "Clocks" section for the candidates' monotonic clocks.
 package pgstore

@@ -28,6 +28,8 @@ func benchClient(b *testing.B, addr string) *redis.Client {
 		ReadTimeout:  time.Second,
 		WriteTimeout: time.Second,
 		MaxRetries:   -1, // a retried script could act twice; the elector retries
+		// Context deadlines bound each request (a stalled connection).
+		ContextTimeoutEnabled: true,
 	})
 	b.Cleanup(func() { c.Close() })
 	return c
@@ -39,7 +41,7 @@ func electorStores(b *testing.B) electorbench.Open {
 	addr := testserver.Redis(b).Addr()
 	prefix := testserver.UniqueName("bench") + ":"
 	return func(b *testing.B) electorbench.Store {
-		return New(benchClient(b, addr), WithPrefix(prefix))
+		return mustNew(b, benchClient(b, addr), WithPrefix(prefix))
 	}
 }
 

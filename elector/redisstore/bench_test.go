@@ -11,9 +11,9 @@ import (
 
 func benchStore(b *testing.B) *Store {
 	b.Helper()
-	c := redis.NewClient(&redis.Options{Addr: testserver.Redis(b).Addr(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: testserver.Redis(b).Addr(), MaxRetries: -1, ContextTimeoutEnabled: true})
 	b.Cleanup(func() { c.Close() })
-	return New(c, WithPrefix(testserver.UniqueName("bench")+":"))
+	return mustNew(b, c, WithPrefix(testserver.UniqueName("bench")+":"))
 }
 
 // BenchmarkAcquireRelease measures one full term: grant and release.

@@ -43,11 +43,27 @@
 // time of the lost grants. Tokens are therefore large numbers (about
 // 1.8e15), exact up to 2^53, where Lua's numbers end.
 //
-// Set MaxRetries to -1 on the go-redis client: a script retried after a
-// lost reply may act twice (a Release that succeeded reports ErrLost on
-// its retry; an Acquire issues a second token). The elector retries on its
-// own schedule.
+// The go-redis client needs MaxRetries: -1: a script retried after a lost
+// reply may act twice (a Release that succeeded reports ErrLost on its
+// retry; an Acquire issues a second token), and the elector retries on its
+// own schedule. It also needs ContextTimeoutEnabled: true, or go-redis
+// ignores context deadlines and a request on a stalled connection blocks
+// until ReadTimeout. New refuses a client without both.
+//
+// Tokens above 2^53 (about 9e15, reached by the microsecond clock around
+// the year 2255) would lose precision in Lua and in JSON or JavaScript
+// consumers; until then they are exact as float64 too.
 //
 // An expiry publishes nothing (keyspace notifications are off by default
 // and are fire-and-forget too): standbys find an expired lease by polling.
+//
+// # Clocks
+//
+// Redis expires the lease key by its wall clock (PX stores an absolute
+// Unix time), and tokens start from its TIME. A forward step of the Redis
+// host's clock ends live terms early (two leaders, which only fencing
+// catches); a backward step delays failover, and after a lost counter can
+// issue tokens again (see Tokens across restarts). Keep the Redis host's
+// clock slewed, never stepped, while leases are live. See the elector
+// package's "Clocks" section for the candidates' side.
 package redisstore

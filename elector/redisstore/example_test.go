@@ -14,9 +14,14 @@ import (
 // is harmless (Redis leases are efficiency-grade unless writes are fenced).
 func Example() {
 	ctx := context.Background()
-	// MaxRetries -1: a retried script could act twice.
-	client := redis.NewClient(&redis.Options{Addr: "redis:6379", MaxRetries: -1})
-	store := redisstore.New(client, redisstore.WithPrefix("myapp:lease:"))
+	// MaxRetries -1: a retried script could act twice. ContextTimeoutEnabled:
+	// a request on a stalled connection must end at its context's deadline.
+	// redisstore.New refuses a client without both.
+	client := redis.NewClient(&redis.Options{Addr: "redis:6379", MaxRetries: -1, ContextTimeoutEnabled: true})
+	store, err := redisstore.New(client, redisstore.WithPrefix("myapp:lease:"))
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, err := elector.New(store, "report-mailer")
 	if err != nil {
 		log.Fatal(err)

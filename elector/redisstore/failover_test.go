@@ -26,8 +26,8 @@ func TestFailoverLosesLeaseButTokensGrow(t *testing.T) {
 	link := testserver.NewProxy(t, primary.Addr())
 	replica := testserver.NewRedis(t, testserver.RedisOptions{ReplicaOf: link.Addr()})
 	ctx := ctxT(t)
-	onPrimary := New(newClient(t, primary.Addr()))
-	onReplica := New(newClient(t, replica.Addr()))
+	onPrimary := mustNew(t, newClient(t, primary.Addr()))
+	onReplica := mustNew(t, newClient(t, replica.Addr()))
 	name := "failover"
 
 	// A term that reaches the replica and ends: the replica knows the

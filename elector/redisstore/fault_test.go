@@ -22,7 +22,7 @@ var faultEnv = faulttest.Env{
 		return testserver.Redis(t).Server
 	},
 	Open: func(t *testing.T, addr string) elector.Store {
-		return New(newClient(t, addr), WithPrefix("fault:"))
+		return mustNew(t, newClient(t, addr), WithPrefix("fault:"))
 	},
 	// The resource is a list next to the lease, appended to by PushFenced.
 	Write: func(ctx context.Context, s elector.Store, term elector.Term) error {

@@ -3,7 +3,10 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/gatesift/gatesift-vet/elector"
 )
@@ -44,6 +47,34 @@ func (s *Store) PushFenced(ctx context.Context, t elector.Term, key, val string)
 	}
 	if n == 0 {
 		return fmt.Errorf("redisstore: fenced push %q refused, token %d is stale: %w", key, t.Token, elector.ErrLost)
+	}
+	return nil
+}
+
+// SetTokenFenced sets key to val (with expiry ttl, 0 for none) unless a
+// write with a newer token reached the resource first: fenceKey holds the
+// highest token written so far, and a write whose token is lower is refused
+// with an error wrapping elector.ErrStaleToken, changing nothing. Equal
+// tokens pass (the current leader writing again). Check and write are one
+// script, so no newer leader's write can interleave.
+//
+// Unlike SetFenced, this is a high-water mark kept at the resource, the
+// fence that holds whatever happened to the lease: c may be any Redis (the
+// resource's own, not the lease's), and a stale leader is refused even
+// after a failover that lost the lease key, as long as the resource's
+// fenceKey survived. Use one fenceKey for all keys of one resource; on Redis
+// Cluster, key and fenceKey must share a hash tag. Tokens are compared as
+// Lua numbers, exact below 2^53 (see the package documentation).
+func SetTokenFenced(ctx context.Context, c redis.UniversalClient, fenceKey, key, val string, token uint64, ttl time.Duration) error {
+	if token == 0 {
+		return fmt.Errorf("redisstore: token-fenced set %q: %w: token 0 was never granted", key, elector.ErrStaleToken)
+	}
+	r, err := tokenFencedSetScript.Run(ctx, c, []string{fenceKey, key}, strconv.FormatUint(token, 10), val, ttlMillis(ttl)).Slice()
+	if err != nil {
+		return fmt.Errorf("redisstore: token-fenced set %q: %w", key, err)
+	}
+	if len(r) == 2 && r[0] == int64(0) {
+		return fmt.Errorf("redisstore: token-fenced set %q refused: %w: %d, resource has seen %v", key, elector.ErrStaleToken, token, r[1])
 	}
 	return nil
 }

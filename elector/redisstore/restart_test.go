@@ -12,7 +12,7 @@ import (
 // next token is exactly one more, not just larger thanks to the clock floor.
 func TestCounterSurvivesKillWithAOF(t *testing.T) {
 	srv := testserver.NewRedis(t, testserver.RedisOptions{AOF: true})
-	s := New(newClient(t, srv.Addr()))
+	s := mustNew(t, newClient(t, srv.Addr()))
 	name := "aof"
 	// Push the counter far above the clock floor, so the floor cannot
 	// produce the next token: only the persisted counter can.
@@ -53,7 +53,7 @@ func TestCounterSurvivesKillWithAOF(t *testing.T) {
 // long as the server's clock did not step back.
 func TestNoPersistenceFallsBackToClock(t *testing.T) {
 	srv := testserver.NewRedis(t, testserver.RedisOptions{})
-	s := New(newClient(t, srv.Addr()))
+	s := mustNew(t, newClient(t, srv.Addr()))
 	before, err := s.Acquire(ctxT(t), "mem", "a", time.Minute)
 	if err != nil {
 		t.Fatal(err)

@@ -98,3 +98,20 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then
 end
 return redis.call('RPUSH', KEYS[2], ARGV[2])
 `)
+
+// tokenFencedSetScript sets KEYS[2] unless KEYS[1], the resource's highest
+// token so far, is above ARGV[1]; it then raises KEYS[1] to ARGV[1]. ARGV:
+// token, value, ttl ms (0: none). Returns {1, token} or {0, highest}.
+var tokenFencedSetScript = redis.NewScript(`
+local seen = redis.call('GET', KEYS[1])
+if seen and tonumber(seen) > tonumber(ARGV[1]) then
+	return {0, seen}
+end
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[3] ~= '0' then
+	redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+else
+	redis.call('SET', KEYS[2], ARGV[2])
+end
+return {1, ARGV[1]}
+`)

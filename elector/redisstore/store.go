@@ -32,12 +32,63 @@ func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
 
 // New returns a store using client c (a *redis.Client, or a cluster
 // client: a lease's keys share a hash tag, so they live in one slot).
-func New(c redis.UniversalClient, opts ...Option) *Store {
+//
+// New fails unless the client is configured as the elector needs, for
+// *redis.Client, *redis.ClusterClient and *redis.Ring (other
+// implementations are not checked):
+//
+//   - retries off (MaxRetries: -1; for a cluster client also
+//     MaxRedirects: -1): a script retried after a lost answer may act twice,
+//     and the elector retries on its own schedule;
+//   - ContextTimeoutEnabled: true: otherwise go-redis ignores context
+//     deadlines and a request on a stalled connection blocks until
+//     ReadTimeout (3 s by default), so a leader's cancelled work and its
+//     next Acquire wait on it.
+func New(c redis.UniversalClient, opts ...Option) (*Store, error) {
+	if err := checkClient(c); err != nil {
+		return nil, err
+	}
 	s := &Store{c: c, prefix: DefaultPrefix}
 	for _, o := range opts {
 		o(s)
 	}
-	return s
+	return s, nil
+}
+
+// checkClient reports the client settings New requires. It reads the
+// options after go-redis normalised them: MaxRetries -1 becomes 0 and 0
+// becomes the default 3.
+func checkClient(c redis.UniversalClient) error {
+	var retries, redirects int
+	var ctxTimeouts bool
+	switch cl := c.(type) {
+	case *redis.Client:
+		o := cl.Options()
+		retries, ctxTimeouts = o.MaxRetries, o.ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		o := cl.Options()
+		retries, redirects, ctxTimeouts = max(o.MaxRetries, 0), o.MaxRedirects, o.ContextTimeoutEnabled
+	case *redis.Ring:
+		o := cl.Options()
+		retries, ctxTimeouts = o.MaxRetries, o.ContextTimeoutEnabled
+	case nil:
+		return errors.New("redisstore: nil client")
+	default:
+		return nil
+	}
+	var errs []error
+	if retries != 0 || redirects != 0 {
+		errs = append(errs, fmt.Errorf("retries are on (MaxRetries %d, MaxRedirects %d after defaults): "+
+			"set MaxRetries: -1 (and MaxRedirects: -1 on a cluster client), since a retried script may act twice", retries, redirects))
+	}
+	if !ctxTimeouts {
+		errs = append(errs, errors.New("ContextTimeoutEnabled is false: go-redis would ignore context deadlines, "+
+			"and a request on a stalled connection would outlive the leader's deadline; set ContextTimeoutEnabled: true"))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("redisstore: client not usable for leader election: %w", errors.Join(errs...))
+	}
+	return nil
 }
 
 // keys returns the lease key and term key of name. The braces are a Redis

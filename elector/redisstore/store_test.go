@@ -34,9 +34,21 @@ func newClient(t *testing.T, addr string) *redis.Client {
 		ReadTimeout:  time.Second,
 		WriteTimeout: time.Second,
 		MaxRetries:   -1, // a retried script could act twice; the caller retries
+		// Context deadlines bound each request (a stalled connection).
+		ContextTimeoutEnabled: true,
 	})
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// mustNew is New for tests, failing on a misconfigured client.
+func mustNew(tb testing.TB, c redis.UniversalClient, opts ...Option) *Store {
+	tb.Helper()
+	s, err := New(c, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 func ctxT(t *testing.T) context.Context {
@@ -54,14 +66,14 @@ func TestConformance(t *testing.T) {
 	addr := testserver.Redis(t).Addr()
 	prefix := testPrefix(t)
 	storetest.Run(t, func(t *testing.T) elector.Store {
-		return New(newClient(t, addr), WithPrefix(prefix))
+		return mustNew(t, newClient(t, addr), WithPrefix(prefix))
 	})
 }
 
 func TestKeysLayout(t *testing.T) {
 	addr := testserver.Redis(t).Addr()
 	c := newClient(t, addr)
-	s := New(c, WithPrefix(testPrefix(t)))
+	s := mustNew(t, c, WithPrefix(testPrefix(t)))
 	name := storetest.LeaseName(t)
 	term, err := s.Acquire(ctxT(t), name, "a b", time.Minute) // a holder with a space
 	if err != nil {
@@ -92,7 +104,7 @@ func TestKeysLayout(t *testing.T) {
 func TestSetFenced(t *testing.T) {
 	addr := testserver.Redis(t).Addr()
 	c := newClient(t, addr)
-	s := New(c, WithPrefix(testPrefix(t)))
+	s := mustNew(t, c, WithPrefix(testPrefix(t)))
 	ctx := ctxT(t)
 	name := storetest.LeaseName(t)
 	key := testPrefix(t) + s.FenceTag(name) + ":data"
@@ -130,7 +142,7 @@ func TestSetFenced(t *testing.T) {
 func TestTokenFloor(t *testing.T) {
 	addr := testserver.Redis(t).Addr()
 	c := newClient(t, addr)
-	s := New(c, WithPrefix(testPrefix(t)))
+	s := mustNew(t, c, WithPrefix(testPrefix(t)))
 	name := storetest.LeaseName(t)
 	first, err := s.Acquire(ctxT(t), name, "a", time.Minute)
 	if err != nil {

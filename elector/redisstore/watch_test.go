@@ -13,6 +13,6 @@ import (
 func TestWatchCloses(t *testing.T) {
 	faulttest.WatchBreaks(t, &watchCheck, func(t *testing.T) (elector.Watcher, *testserver.Proxy) {
 		proxy := testserver.NewProxy(t, testserver.Redis(t).Addr())
-		return New(newClient(t, proxy.Addr()), WithPrefix(testPrefix(t))), proxy
+		return mustNew(t, newClient(t, proxy.Addr()), WithPrefix(testPrefix(t))), proxy
 	})
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -18,7 +19,11 @@ import (
 //     hazard no lease can bound; fencing covers it);
 //  5. the fenced resource accepted writes in token order;
 //  6. no identity conflict is reported, since every live process has its own
-//     identity.
+//     identity;
+//  7. a term lost at its deadline (not paused since its acquire was sent,
+//     not crashed) sent at least
+//     Timing.RenewAttempts renews after its last success: the attempts the
+//     timing promises happen even when requests hang.
 func check(r *Report) []string {
 	var v []string
 	bad := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
@@ -76,11 +81,70 @@ func check(r *Report) []string {
 		}
 		latest = w.Token
 	}
+	v = append(v, checkRenewAttempts(r)...)
 	if n := r.Events[elector.IdentityConflict]; n > 0 {
 		bad("%d identity conflicts reported though no two live processes share an identity", n)
 	}
 	return v
 }
+
+// checkRenewAttempts is rule 7 of check: after the last success (the grant,
+// or the last renew the candidate was told succeeded) the first attempt is
+// sent RenewInterval later (or when that success was answered, if later),
+// and from then until the deadline no gap between attempts exceeds the
+// jittered RetryInterval, all on the slowest clock the run allows. That is
+// what Timing.RenewAttempts counts on; a renewer that waits for a hung
+// request breaks it.
+func checkRenewAttempts(r *Report) []string {
+	var v []string
+	tm := r.Config.Timing
+	slow := func(d time.Duration) time.Duration {
+		return time.Duration(float64(d)/(1-r.Config.MaxDriftRate)) + time.Millisecond
+	}
+	maxGap := slow(maxJitterOf(tm.RetryInterval))
+	byToken := map[uint64][]RenewCall{}
+	for _, c := range r.Renews {
+		byToken[c.Token] = append(byToken[c.Token], c)
+	}
+	for _, t := range r.Terms {
+		if t.Crashed || t.PausedSinceRequest > 0 || !errors.Is(t.Cause, elector.ErrDeadlinePassed) {
+			continue
+		}
+		anchor, answered := t.Requested, t.Start
+		for _, c := range byToken[t.Token] {
+			if c.OK && c.Answered.Before(t.Cancelled) && c.Sent.After(anchor) {
+				anchor, answered = c.Sent, c.Answered
+			}
+		}
+		var sent []time.Time
+		for _, c := range byToken[t.Token] {
+			if c.Sent.After(anchor) && c.Sent.Before(t.Cancelled) {
+				sent = append(sent, c.Sent)
+			}
+		}
+		sort.Slice(sent, func(i, j int) bool { return sent[i].Before(sent[j]) })
+		due := anchor.Add(slow(tm.RenewInterval))
+		if answered.After(due) {
+			due = answered.Add(time.Millisecond)
+		}
+		prev, what, limit := due, "the first was due", time.Duration(0)
+		for _, at := range append(sent, t.Cancelled) {
+			if gap := at.Sub(prev); at.After(prev) && gap > limit {
+				v = append(v, fmt.Sprintf("term %d (process %d) lost at its deadline %v after its last success with %d renew attempt(s) sent: "+
+					"%v without an attempt after %s; the timing promises the first when due and one every %v after",
+					t.Token, t.Process, t.Cancelled.Sub(anchor), len(sent), gap, what, maxGap))
+				break
+			}
+			prev, what, limit = at, "an attempt", maxGap
+			if at.Before(due) {
+				prev = due
+			}
+		}
+	}
+	return v
+}
+
+func maxJitterOf(d time.Duration) time.Duration { return d + d/5 }
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {

@@ -45,6 +45,28 @@ func TestCheckCatches(t *testing.T) {
 		{"stale write accepted", func(r *Report) { r.Writes = append(r.Writes, Write{Token: 1, At: at(12), Accepted: true}) },
 			"accepted token 1 after token 2"},
 		{"identity conflict", func(r *Report) { r.Events[elector.IdentityConflict] = 1 }, "identity conflicts"},
+		// Term 1 (0..10 s) lost at its deadline; the default timing renews
+		// 5 s after the grant, then every 2.4 s at most.
+		{"renews keep coming until the deadline", func(r *Report) {
+			lostAt(r, at(9))
+			r.Renews = []RenewCall{{Token: 1, Sent: at(5), Answered: at(5.1)}, {Token: 1, Sent: at(7), Answered: at(7.1)}}
+		}, ""},
+		{"renew attempts stop at a hung request", func(r *Report) {
+			lostAt(r, at(9))
+			r.Renews = []RenewCall{{Token: 1, Sent: at(5), Answered: at(9)}}
+		}, "without an attempt after an attempt"},
+		{"first renew late", func(r *Report) {
+			lostAt(r, at(9))
+			r.Renews = []RenewCall{{Token: 1, Sent: at(6), Answered: at(6.1)}, {Token: 1, Sent: at(8), Answered: at(8.1)}}
+		}, "without an attempt after the first was due"},
+		{"attempts counted from the last success", func(r *Report) {
+			lostAt(r, at(8))
+			r.Renews = []RenewCall{{Token: 1, Sent: at(1), Answered: at(1.1), OK: true}, {Token: 1, Sent: at(6), Answered: at(6.1)}}
+		}, ""},
+		{"a paused term is excused", func(r *Report) {
+			lostAt(r, at(9))
+			r.Terms[0].PausedSinceRequest = time.Second
+		}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,4 +84,11 @@ func TestCheckCatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lostAt makes term 1 of a good() history one lost at its deadline at d.
+func lostAt(r *Report, d time.Time) {
+	r.Config.Timing = elector.DefaultTiming()
+	r.Terms[0].Requested = r.Terms[0].Start
+	r.Terms[0].Cause, r.Terms[0].Cancelled = elector.ErrDeadlinePassed, d
 }

@@ -44,6 +44,12 @@ type Config struct {
 	// is lost; DelayRate the chance each is delayed by up to MaxDelay.
 	DropRate, DelayRate float64
 	MaxDelay            time.Duration
+	// HangRate is the chance that a request, and independently its answer,
+	// hangs (a half-open connection: no answer, no error) for up to MaxHang;
+	// half the clients give up when the call's context ends, the others
+	// (go-redis without ContextTimeoutEnabled) wait out the hang.
+	HangRate float64
+	MaxHang  time.Duration
 	// Pauses per process, each up to MaxPause long.
 	Pauses   int
 	MaxPause time.Duration
@@ -100,6 +106,8 @@ func Default(seed uint64) Config {
 		DropRate:      0.1,
 		DelayRate:     0.3,
 		MaxDelay:      scale(2 * time.Second),
+		HangRate:      0.03,
+		MaxHang:       scale(30 * time.Second),
 		Pauses:        2,
 		MaxPause:      scale(20 * time.Second),
 		Partitions:    1,
@@ -122,8 +130,16 @@ type Term struct {
 	// Paused is how much of [Start, End) the process spent paused: the only
 	// way a correct candidate's work can outlive its lease.
 	Paused time.Duration
+	// Requested is when the Acquire that granted the term was sent, and
+	// PausedSinceRequest how much of [Requested, End) the process was paused.
+	Requested          time.Time
+	PausedSinceRequest time.Duration
 	// Crashed is true when the term ended with a crash of its process.
 	Crashed bool
+	// Cause is context.Cause of the work's context when it ended, and
+	// Cancelled when the work saw it end (zero after a crash).
+	Cause     error
+	Cancelled time.Time
 	// Born is when the holder's process (this life of it) started.
 	Born time.Time
 }
@@ -142,6 +158,14 @@ type Write struct {
 	Accepted bool
 }
 
+// RenewCall is one Renew request a process sent, in global time.
+type RenewCall struct {
+	Token    uint64
+	Sent     time.Time
+	Answered time.Time
+	OK       bool // the candidate was told it succeeded
+}
+
 // Report is the outcome of one run.
 type Report struct {
 	Config     Config
@@ -149,15 +173,17 @@ type Report struct {
 	Terms      []Term
 	Grants     []elector.Term // every grant the store made, in order
 	Writes     []Write
+	Renews     []RenewCall
 	Events     map[elector.EventKind]int
 	Crashes    int
+	Hangs      int // store calls that hung (request or answer)
 	Lives      []Life
 	Violations []string
 }
 
 func (r *Report) String() string {
-	return fmt.Sprintf("seed %d: %d grants, %d terms, %d writes, %d crashes, events %v, %d violations",
-		r.Config.Seed, len(r.Grants), len(r.Terms), len(r.Writes), r.Crashes, r.Events, len(r.Violations))
+	return fmt.Sprintf("seed %d: %d grants, %d terms, %d writes, %d crashes, %d hung calls, events %v, %d violations",
+		r.Config.Seed, len(r.Grants), len(r.Terms), len(r.Writes), r.Crashes, r.Hangs, r.Events, len(r.Violations))
 }
 
 type simulation struct {
@@ -166,19 +192,45 @@ type simulation struct {
 	start time.Time
 	fence fencedResource
 	works sync.WaitGroup // leaders' work functions still running
+	calls sync.WaitGroup // store calls still running (a hang may outlive its caller)
 
 	mu     sync.Mutex
 	terms  []*Term
 	grants []elector.Term
+	asked  map[uint64]time.Time // token -> when its Acquire was sent
+	renews []RenewCall
 	events map[elector.EventKind]int
 	crash  int
+	hangs  int
 	lives  []Life
 }
 
-func (s *simulation) granted(t elector.Term) {
+func (s *simulation) granted(t elector.Term, sent time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.grants = append(s.grants, t)
+	s.asked[t.Token] = sent
+}
+
+// renewSent logs a renew request as it is sent (a crash may keep it from
+// ever being answered) and returns its index for renewAnswered.
+func (s *simulation) renewSent(token uint64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.renews = append(s.renews, RenewCall{Token: token, Sent: time.Now()})
+	return len(s.renews) - 1
+}
+
+func (s *simulation) renewAnswered(i int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.renews[i].Answered, s.renews[i].OK = time.Now(), ok
+}
+
+func (s *simulation) hung() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hangs++
 }
 
 func (s *simulation) event(e elector.Event) {
@@ -211,7 +263,7 @@ func (p *proc) partitioned(t time.Time) bool {
 
 // Run simulates cfg inside the current synctest bubble and checks the result.
 func Run(cfg Config) *Report {
-	s := &simulation{cfg: cfg, store: memstore.New(), start: time.Now(), events: map[elector.EventKind]int{}}
+	s := &simulation{cfg: cfg, store: memstore.New(), start: time.Now(), events: map[elector.EventKind]int{}, asked: map[uint64]time.Time{}}
 	root := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	end := s.start.Add(cfg.Duration)
 	ctx, cancel := context.WithDeadline(context.Background(), end)
@@ -253,8 +305,9 @@ func Run(cfg Config) *Report {
 	}
 	wg.Wait()
 	s.works.Wait() // work abandoned by a shutdown that overran its budget
+	s.calls.Wait()
 
-	rep := &Report{Config: cfg, Start: s.start, Grants: s.grants, Events: s.events, Crashes: s.crash, Lives: s.lives, Writes: s.fence.writes}
+	rep := &Report{Config: cfg, Start: s.start, Grants: s.grants, Events: s.events, Crashes: s.crash, Hangs: s.hangs, Lives: s.lives, Writes: s.fence.writes, Renews: s.renews}
 	for _, t := range s.terms {
 		if t.End.IsZero() { // work still running when the run ended
 			t.End = time.Now()
@@ -358,7 +411,7 @@ func (p *proc) live(ctx context.Context, crashAt time.Duration, resigns []time.D
 	for _, at := range resigns {
 		time.AfterFunc(at, func() {
 			if !p.dead.Load() {
-				c.Resign()
+				_ = c.Resign(runCtx)
 			}
 		})
 	}

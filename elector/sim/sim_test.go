@@ -16,8 +16,13 @@ import (
 
 var onlySeed = flag.Uint64("seed", 0, "run TestSeedsSafe for this seed only, logging its terms")
 
+var sweep = flag.Uint64("seeds", 0, "run this many seeds in TestSeedsSafe instead of the default")
+
 // seeds is how many seeds each sweep runs.
 func seeds() uint64 {
+	if *sweep != 0 {
+		return *sweep
+	}
 	if testing.Short() {
 		return 300
 	}
@@ -46,7 +51,7 @@ func TestSeedsSafe(t *testing.T) {
 		}
 		return
 	}
-	var grants, terms, writes, rejected, crashes, paused int
+	var grants, terms, writes, rejected, crashes, paused, hangs int
 	events := map[elector.EventKind]int{}
 	for seed := uint64(1); seed <= seeds(); seed++ {
 		rep := run(t, sim.Default(seed))
@@ -59,6 +64,7 @@ func TestSeedsSafe(t *testing.T) {
 		grants += len(rep.Grants)
 		terms += len(rep.Terms)
 		crashes += rep.Crashes
+		hangs += rep.Hangs
 		for k, n := range rep.Events {
 			events[k] += n
 		}
@@ -74,12 +80,12 @@ func TestSeedsSafe(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d seeds: %d grants, %d terms (%d with a pause), %d writes (%d stale rejected by the fence), %d crashes; events %v",
-		seeds(), grants, terms, paused, writes, rejected, crashes, events)
+	t.Logf("%d seeds: %d grants, %d terms (%d with a pause), %d writes (%d stale rejected by the fence), %d crashes, %d hung calls; events %v",
+		seeds(), grants, terms, paused, writes, rejected, crashes, hangs, events)
 	// The sweep must exercise what it claims to: leadership changes hands,
 	// and paused leaders do attempt stale writes that fencing stops.
-	if terms < int(seeds())*3 || rejected == 0 || crashes == 0 {
-		t.Errorf("sweep too tame: %d terms, %d rejected writes, %d crashes", terms, rejected, crashes)
+	if terms < int(seeds())*3 || rejected == 0 || crashes == 0 || hangs == 0 {
+		t.Errorf("sweep too tame: %d terms, %d rejected writes, %d crashes, %d hung calls", terms, rejected, crashes, hangs)
 	}
 }
 
@@ -181,7 +187,7 @@ func TestFailoverWithinModel(t *testing.T) {
 	}
 	calm := func(seed uint64) sim.Config {
 		cfg := sim.Default(seed)
-		cfg.DropRate, cfg.DelayRate, cfg.Pauses, cfg.Partitions, cfg.StoreRestarts = 0, 0, 0, 0, 0
+		cfg.DropRate, cfg.DelayRate, cfg.HangRate, cfg.Pauses, cfg.Partitions, cfg.StoreRestarts = 0, 0, 0, 0, 0, 0
 		cfg.Resigns = 4
 		return cfg
 	}
@@ -205,5 +211,43 @@ func TestFailoverWithinModel(t *testing.T) {
 	}
 	if slowWithoutWatch == 0 {
 		t.Error("polling standbys met the watched handover bound: the check cannot tell")
+	}
+}
+
+// TestHungRenewVariantCaught: the renew timeout equal to the whole remaining
+// window (the elector before issue 17) lets one hung request lose the term
+// with a single attempt sent; under hang faults the checker must catch it,
+// and the real renewer must not be caught under the same faults.
+func TestHungRenewVariantCaught(t *testing.T) {
+	n := uint64(200)
+	for _, u := range []simhooks.Unsafe{{}, {RenewWholeWindow: true}} {
+		t.Run(fmt.Sprintf("%+v", u), func(t *testing.T) {
+			caught, hungLost := 0, 0
+			var first string
+			for seed := uint64(1); seed <= n; seed++ {
+				cfg := sim.Default(seed)
+				cfg.Unsafe = u
+				cfg.HangRate = 0.1
+				rep := run(t, cfg)
+				for _, v := range rep.Violations {
+					if strings.Contains(v, "renew attempt(s) sent") {
+						hungLost++
+					}
+				}
+				if len(rep.Violations) > 0 {
+					if caught == 0 {
+						first = fmt.Sprintf("seed %d: %s", seed, rep.Violations[0])
+					}
+					caught++
+				}
+			}
+			switch {
+			case u == (simhooks.Unsafe{}) && caught > 0:
+				t.Fatalf("the real renewer violated a guarantee in %d/%d seeds; first: %s", caught, n, first)
+			case u != (simhooks.Unsafe{}) && hungLost == 0:
+				t.Fatalf("renew timeout of the whole window not caught in %d seeds", n)
+			}
+			t.Logf("violations in %d/%d seeds (%d terms lost with too few attempts); first: %s", caught, n, hungLost, first)
+		})
 	}
 }

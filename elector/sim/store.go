@@ -14,6 +14,7 @@ var (
 	errDropped     = errors.New("sim: request or response dropped")
 	errPartitioned = errors.New("sim: process partitioned from the store")
 	errCrashed     = errors.New("sim: process crashed")
+	errHung        = errors.New("sim: connection broke after hanging")
 )
 
 // faultyStore is one process's client of the shared memstore: it pauses with
@@ -26,6 +27,11 @@ type faultyStore struct {
 type fate struct {
 	before, after       time.Duration
 	dropReq, dropAnswer bool
+	// hangReq and hangAnswer are how long the request or its answer hangs
+	// (zero: no hang); ignoresCtx makes the client wait a hang out even
+	// after its context ended.
+	hangReq, hangAnswer time.Duration
+	ignoresCtx          bool
 }
 
 // Operation codes mix into the fate of a call.
@@ -57,6 +63,13 @@ func (f *faultyStore) decide(op int, token uint64) fate {
 	}
 	x.dropReq = r.Float64() < cfg.DropRate
 	x.dropAnswer = r.Float64() < cfg.DropRate
+	if r.Float64() < cfg.HangRate {
+		x.hangReq = randDur(r, cfg.MaxHang) + time.Millisecond
+	}
+	if r.Float64() < cfg.HangRate {
+		x.hangAnswer = randDur(r, cfg.MaxHang) + time.Millisecond
+	}
+	x.ignoresCtx = r.IntN(2) == 0
 	return x
 }
 
@@ -79,6 +92,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // dropped after the store applied it.
 func (f *faultyStore) call(ctx context.Context, op int, token uint64, apply func() error) error {
 	p := f.p
+	p.sim.calls.Add(1)
+	defer p.sim.calls.Done()
 	if p.dead.Load() {
 		return errCrashed
 	}
@@ -95,10 +110,18 @@ func (f *faultyStore) call(ctx context.Context, op int, token uint64, apply func
 	if x.dropReq {
 		return errDropped
 	}
+	if x.hangReq > 0 {
+		p.sim.hung()
+		return hang(ctx, x.hangReq, x.ignoresCtx)
+	}
 	if p.dead.Load() {
 		return errCrashed
 	}
 	err := apply()
+	if x.hangAnswer > 0 {
+		p.sim.hung()
+		return hang(ctx, x.hangAnswer, x.ignoresCtx)
+	}
 	if err2 := sleepCtx(ctx, x.after); err2 != nil {
 		return err2
 	}
@@ -111,13 +134,30 @@ func (f *faultyStore) call(ctx context.Context, op int, token uint64, apply func
 	return err
 }
 
+// hang models a request or answer lost on a half-open connection: nothing
+// comes back for d, then the connection breaks. A client that honours its
+// context gives up when ctx ends.
+func hang(ctx context.Context, d time.Duration, ignoresCtx bool) error {
+	if ignoresCtx {
+		ctx = context.Background()
+	}
+	if err := sleepCtx(ctx, d); err != nil {
+		return err
+	}
+	return errHung
+}
+
 func (f *faultyStore) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
 	var t elector.Term
+	if err := f.p.pauses.waitRunning(ctx, 0); err != nil {
+		return t, err
+	}
+	sent := time.Now()
 	err := f.call(ctx, opAcquire, 0, func() error {
 		var err error
 		t, err = f.s.Acquire(context.Background(), name, holder, ttl)
 		if err == nil {
-			f.p.sim.granted(t)
+			f.p.sim.granted(t, sent)
 		}
 		return err
 	})
@@ -125,7 +165,15 @@ func (f *faultyStore) Acquire(ctx context.Context, name, holder string, ttl time
 }
 
 func (f *faultyStore) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
-	return f.call(ctx, opRenew, t.Token, func() error { return f.s.Renew(context.Background(), t, ttl) })
+	if err := f.p.pauses.waitRunning(ctx, 0); err != nil {
+		return err
+	}
+	i := f.p.sim.renewSent(t.Token)
+	err := f.call(ctx, opRenew, t.Token, func() error { return f.s.Renew(context.Background(), t, ttl) })
+	if !f.p.dead.Load() {
+		f.p.sim.renewAnswered(i, err == nil)
+	}
+	return err
 }
 
 func (f *faultyStore) Release(ctx context.Context, t elector.Term) error {

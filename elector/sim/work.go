@@ -33,11 +33,15 @@ func (p *proc) work(ctx context.Context, l elector.Lease) error {
 			if p.dead.Load() {
 				return nil
 			}
+			cancelled := time.Now()
 			r := rand.New(rand.NewPCG(p.seed, l.Token()))
 			stop := time.Duration(r.Int64N(int64(s.cfg.Timing.StopBudget) + 1))
 			timer := p.clock.NewTimer(stop) // the budget is on the process's clock
 			<-timer.C()
 			s.endTerm(t, p, time.Now(), false)
+			s.mu.Lock()
+			t.Cause, t.Cancelled = context.Cause(ctx), cancelled
+			s.mu.Unlock()
 			return nil
 		case <-tick.C:
 			if ctx.Err() != nil {
@@ -64,6 +68,7 @@ func (s *simulation) beginTerm(p *proc, l elector.Lease) *Term {
 	t := &Term{Token: l.Token(), Process: p.slot, Life: p.life, Identity: l.Holder(), Start: time.Now(), Born: p.clock.born}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	t.Requested = s.asked[t.Token]
 	s.terms = append(s.terms, t)
 	return t
 }
@@ -77,6 +82,7 @@ func (s *simulation) endTerm(t *Term, p *proc, at time.Time, crashed bool) {
 	t.End, t.Crashed = at, crashed
 	for _, w := range p.pauses {
 		t.Paused += w.overlap(t.Start, t.End)
+		t.PausedSinceRequest += w.overlap(t.Requested, t.End)
 	}
 }
 

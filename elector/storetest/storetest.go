@@ -15,8 +15,10 @@
 // tokens survive a restart (or kill -9) of the server.
 //
 // Timing: the suite uses 1-2 s TTLs and allows a store to round a TTL up to
-// whole seconds (expiry may take up to six times the ttl before the suite
-// fails); it takes about 8 s per store against a local server.
+// whole seconds (Granularity): a lease renewed at s must still be held at
+// s + 0.8 ttl and free by s + ttl + Granularity; elsewhere expiry may take up
+// to six times the ttl before the suite fails. It takes about 12 s per store
+// against a local server.
 package storetest
 
 import (
@@ -43,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) elector.Store) {
 		{"ReleaseFreesAtOnce", testReleaseFreesAtOnce},
 		{"Expiry", testExpiry},
 		{"RenewExtends", testRenewExtends},
+		{"RenewHoldsFullTTL", testRenewHoldsFullTTL},
 		{"TokensStrictlyIncrease", testTokensStrictlyIncrease},
 		{"TermScopedRenewRelease", testTermScoped},
 		{"ReclaimBySameHolder", testReclaim},
@@ -225,6 +228,48 @@ func testRenewExtends(t *testing.T, open func(t *testing.T) elector.Store) {
 	wantHeldBy(t, b, ta)
 }
 
+// Granularity is how far past the ttl a store may keep a lease: servers that
+// count in whole seconds (etcd, Kubernetes) round a ttl up by less than one.
+const Granularity = time.Second
+
+// testRenewHoldsFullTTL checks what the candidate's deadline rests on: a
+// renew sent at s holds the lease until s + ttl by the store's clock, no
+// shorter (a store that extends by less admits a second leader while the
+// first still believes it leads) and not much longer (failover would wait).
+func testRenewHoldsFullTTL(t *testing.T, open func(t *testing.T) elector.Store) {
+	a, b := open(t), open(t)
+	name := LeaseName(t)
+	const ttl = 2 * time.Second
+	ta := mustAcquire(t, a, name, "holder-a", ttl)
+	// Renew well after the acquire, so a store that keeps the acquire's
+	// expiry instead of extending it is caught too.
+	time.Sleep(ttl / 4)
+	sent := time.Now()
+	if err := a.Renew(callCtx(t), ta, ttl); err != nil {
+		t.Fatalf("Renew of a live term: %v", err)
+	}
+	// The competitor looks at once, as a polling standby would: a store that
+	// judges expiry by observation (kubestore) counts from when it saw the
+	// renewed record.
+	wantHeldBy(t, b, ta)
+	time.Sleep(time.Until(sent.Add(ttl * 8 / 10)))
+	asked := time.Now()
+	_, err := b.Acquire(callCtx(t), name, "holder-b", ttl)
+	if asked.Sub(sent) < ttl*9/10 { // judge only if the client asked in time
+		if err == nil {
+			t.Fatalf("competitor acquired the lease %v after a renew sent with ttl %v: the renew did not hold for the ttl",
+				asked.Sub(sent).Round(time.Millisecond), ttl)
+		}
+		wantErrIs(t, "competitor's Acquire at 0.8 ttl after a renew", err, elector.ErrHeld)
+	} else {
+		t.Logf("competitor asked only %v after the renew; not judged", asked.Sub(sent))
+	}
+	waitFree(t, b, name, 6*ttl)
+	if late := time.Since(sent); late > ttl+Granularity+250*time.Millisecond {
+		t.Fatalf("lease freed %v after the last renew was sent; want by ttl (%v) + granularity (%v)", late.Round(time.Millisecond), ttl, Granularity)
+	}
+}
+
 func testTokensStrictlyIncrease(t *testing.T, open func(t *testing.T) elector.Store) {
 	a, b := open(t), open(t)
 	name := LeaseName(t)
@@ -245,6 +290,11 @@ func testTokensStrictlyIncrease(t *testing.T, open func(t *testing.T) elector.St
 	next("same holder after release", t2)
 	t3 := mustAcquire(t, a, name, "holder-a", time.Second)
 	next("reclaim by same holder", t3)
+	waitFree(t, b, name, 6*time.Second)
+	// A term that expired is over, also for its own holder: a paused
+	// process still holding t3 must not pass a fence after a re-grant.
+	t3b := mustAcquire(t, a, name, "holder-a", time.Second)
+	next("same holder after its term expired", t3b)
 	waitFree(t, b, name, 6*time.Second)
 	t4 := mustAcquire(t, b, name, "holder-b", longTTL)
 	next("other holder after expiry", t4)

@@ -40,6 +40,9 @@ func (b *broken) Acquire(ctx context.Context, name, holder string, ttl time.Dura
 }
 
 func (b *broken) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
+	if b.variant == "renew-shortens" {
+		ttl /= 3 // passes RenewExtends, which renews every 500 ms on a 2 s ttl
+	}
 	if b.variant == "renew-ignores-token" {
 		if rec, err := b.Store.Read(context.Background(), t.Name); err == nil && rec.Held && rec.Holder == t.Holder {
 			t = rec.Term
@@ -83,6 +86,11 @@ func TestBrokenHelper(t *testing.T) {
 	if variant == "" {
 		t.Skip("only run as a child of TestSuiteCatchesBrokenStores")
 	}
+	if strings.HasPrefix(variant, "weak-") {
+		w := newWeakStore(strings.TrimPrefix(variant, "weak-"))
+		storetest.Run(t, func(t *testing.T) elector.Store { return w })
+		return
+	}
 	s := &broken{Store: memstore.New(), variant: variant}
 	storetest.Run(t, func(t *testing.T) elector.Store { return s })
 }
@@ -99,6 +107,15 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 		"release-ignores-term":  "TermScopedRenewRelease",
 		"read-renews":           "ReadChangesNothing",
 		"watch-silent":          "Watch",
+		"renew-shortens":        "RenewHoldsFullTTL",
+		// Semantic weakenings of a store written from scratch (weak_test.go):
+		"weak-renew-shortens":         "RenewHoldsFullTTL",
+		"weak-renew-keeps-expiry":     "RenewHoldsFullTTL",
+		"weak-renew-overextends":      "RenewHoldsFullTTL",
+		"weak-renew-resurrects":       "Expiry",
+		"weak-release-holder-only":    "ReclaimBySameHolder",
+		"weak-release-token-only":     "TermScopedRenewRelease",
+		"weak-acquire-reuses-expired": "TokensStrictlyIncrease",
 	} {
 		t.Run(variant, func(t *testing.T) {
 			t.Parallel()
@@ -149,15 +166,27 @@ func TestRunRestart(t *testing.T) {
 }
 
 func TestRunRestartCatchesReusedTokens(t *testing.T) {
-	if os.Getenv(brokenEnv) == "forget-tokens" {
+	switch os.Getenv(brokenEnv) {
+	case "forget-tokens":
 		r := &restartable{s: memstore.New(), forget: true}
 		storetest.RunRestart(t, func(t *testing.T) elector.Store { return r.s }, r.restart)
 		return
+	case "weak-stale-snapshot":
+		w := newWeakStore("stale-snapshot")
+		storetest.RunRestart(t, func(t *testing.T) elector.Store { return w }, func(*testing.T) { w.restart() })
+		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunRestartCatchesReusedTokens$", "-test.count=1")
-	cmd.Env = append(os.Environ(), brokenEnv+"=forget-tokens")
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "reused a token") {
-		t.Fatalf("RunRestart passed a store that forgets its tokens (err %v):\n%s", err, out)
+	// forget-tokens starts from scratch; stale-snapshot restores counters
+	// persisted at the last release, not the last grant (a store that
+	// snapshots asynchronously), so the grant after it is issued again.
+	for _, variant := range []string{"forget-tokens", "weak-stale-snapshot"} {
+		t.Run(variant, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRunRestartCatchesReusedTokens$", "-test.count=1")
+			cmd.Env = append(os.Environ(), brokenEnv+"="+variant)
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "reused a token") {
+				t.Fatalf("RunRestart passed a store with %s (err %v):\n%s", variant, err, out)
+			}
+		})
 	}
 }

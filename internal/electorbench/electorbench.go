@@ -208,8 +208,13 @@ func (c *Candidate) WaitLead(b *testing.B) time.Time {
 // lease namespace.
 type Open func(b *testing.B) Store
 
-// Resign gives up the candidate's term gracefully (see elector.Candidate.Resign).
-func (c *Candidate) Resign() bool { return c.C.Resign() }
+// Resign gives up the candidate's term gracefully and waits until it was
+// released (see elector.Candidate.Resign); it reports whether there was a
+// term. The standby's takeover is timed by its own lead, not by Resign's
+// return.
+func (c *Candidate) Resign() bool {
+	return !errors.Is(c.C.Resign(context.Background()), elector.ErrNotLeading)
+}
 
 // Contender is one competitor for a lease as the measurements drive it: the
 // elector's Candidate, or a peer library's leader loop, so that both are

@@ -11,6 +11,10 @@ type Unsafe struct {
 	AnchorAtResponse bool
 	// NoMargin drops DriftBound and StopBudget from the deadline.
 	NoMargin bool
+	// RenewWholeWindow gives each renew a timeout equal to the whole
+	// remaining window and retries only after it answered, so one hung
+	// request loses the term (the elector before issue 17).
+	RenewWholeWindow bool
 }
 
 var (

@@ -1,6 +1,8 @@
 // Package faulttest runs the same fault scenarios against every elector
 // store backed by a real server: server restart and crash, a cut or
-// stalled connection between the leader and the server, and a leader
+// stalled connection between the leader and the server (until healed, for
+// less than half the safe window, or for longer than the lease; or only the
+// connections open at one moment, new ones working), and a leader
 // process killed with SIGKILL or frozen with SIGSTOP and resumed.
 //
 // Each scenario runs real elector candidates (elector.New/Run) with a 2 s
@@ -77,7 +79,8 @@ type Env struct {
 }
 
 // Scenarios are the names of the scenarios Run runs, as subtests.
-var Scenarios = []string{"ServerRestart", "ServerKill9", "GracefulHandover", "ConnectionCut", "ConnectionStall", "LeaderKill9", "LeaderPauseResume"}
+var Scenarios = []string{"ServerRestart", "ServerKill9", "GracefulHandover", "ConnectionCut", "ConnectionStall",
+	"StallShorterThanLease", "StallLongerThanLease", "HalfOpenStall", "LeaderKill9", "LeaderPauseResume"}
 
 // timing is the candidates' timing: a 2 s lease keeps every scenario
 // within a few seconds and still holds on a heavily shared machine. The
@@ -112,13 +115,16 @@ func Run(t *testing.T, env Env) {
 		private = env.Server(t, true)
 	}
 	scenarios := map[string]func(t *testing.T){
-		"ServerRestart":     func(t *testing.T) { testServerOutage(t, env, private, false) },
-		"ServerKill9":       func(t *testing.T) { testServerOutage(t, env, private, true) },
-		"GracefulHandover":  func(t *testing.T) { testGracefulHandover(t, env) },
-		"ConnectionCut":     func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Cut) },
-		"ConnectionStall":   func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Stall) },
-		"LeaderKill9":       func(t *testing.T) { testLeaderProcess(t, env, false) },
-		"LeaderPauseResume": func(t *testing.T) { testLeaderProcess(t, env, true) },
+		"ServerRestart":         func(t *testing.T) { testServerOutage(t, env, private, false) },
+		"ServerKill9":           func(t *testing.T) { testServerOutage(t, env, private, true) },
+		"GracefulHandover":      func(t *testing.T) { testGracefulHandover(t, env) },
+		"ConnectionCut":         func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Cut) },
+		"ConnectionStall":       func(t *testing.T) { testPartition(t, env, (*testserver.Proxy).Stall) },
+		"StallShorterThanLease": func(t *testing.T) { testStallShort(t, env) },
+		"StallLongerThanLease":  func(t *testing.T) { testStallLong(t, env) },
+		"HalfOpenStall":         func(t *testing.T) { testHalfOpenStall(t, env) },
+		"LeaderKill9":           func(t *testing.T) { testLeaderProcess(t, env, false) },
+		"LeaderPauseResume":     func(t *testing.T) { testLeaderProcess(t, env, true) },
 	}
 	for _, name := range Scenarios {
 		t.Run(name, func(t *testing.T) {

@@ -133,8 +133,12 @@ func (g *Group) leaderBeforeFault(want string) (string, uint64) {
 }
 
 // Start runs a candidate named who on store s, with Timing, until stop is
-// called or the test ends.
-func (g *Group) Start(who string, s elector.Store) (stop func()) {
+// called or the test ends. Its writes go through s too.
+func (g *Group) Start(who string, s elector.Store) (stop func()) { return g.StartWriting(who, s, s) }
+
+// StartWriting is Start with the candidate's writes going through w, a
+// client of its own, so that they do not share s's connections.
+func (g *Group) StartWriting(who string, s, w elector.Store) (stop func()) {
 	c, err := elector.New(s, g.name, elector.WithIdentity(who), elector.WithTiming(timing),
 		elector.WithEvents(func(e elector.Event) {
 			g.Tracef("%s elector %v token %d: %s (err %v)", who, e.Kind, e.Token, e.Reason, e.Err)
@@ -170,7 +174,7 @@ func (g *Group) Start(who string, s elector.Store) (stop func()) {
 					return nil
 				case <-tick.C:
 					wctx, wcancel := context.WithTimeout(ctx, time.Second)
-					err := g.write(wctx, s, l.Term())
+					err := g.write(wctx, w, l.Term())
 					wcancel()
 					if ctx.Err() == nil {
 						g.record(Event{Who: who, Kind: Write, Token: l.Token(), Cause: err})
