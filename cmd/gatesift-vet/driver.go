@@ -95,6 +95,7 @@ type engine struct {
 	factAs    []*analysis.Analyzer // the subset a dependency runs: fact analyzers and their prerequisites
 	inventory bool
 	report    func(msg string) // a package that cannot be analyzed, as soon as known
+	growthTo  io.Writer        // where the growth curve goes, if GATESIFT_VET_GROWTH=1
 
 	mu      sync.Mutex
 	runs    map[*packages.Package]*pkgRun // the roots'
@@ -177,10 +178,12 @@ func (e *engine) run(roots []*packages.Package) {
 	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
+	curve := newGrowth(e.growthTo, len(all))
 	for _, u := range all { // dependencies first: mk appends after the imports
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer curve.packageDone()
 			defer close(u.done)
 			for _, imp := range u.imports {
 				<-imp.done

@@ -289,6 +289,7 @@ func analyze(cwd string, patterns []string, tests bool, buildFlags []string, inv
 		prog.done()
 		return nil, fatalf(stderr, "%v", err)
 	}
+	eng.growthTo = stderr
 	eng.run(pkgs)
 	prog.done()
 	res := collect(eng, pkgs, cwd)
