@@ -40,6 +40,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/objectpath"
 
 	"github.com/gatesift/gatesift-vet/analyzers/inventory"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
@@ -52,11 +53,12 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 
 // unit is one package of the closure while the run goes on.
 type unit struct {
-	pkg     *packages.Package
-	root    bool // matched by the patterns: all analyzers run and report
-	declsOf bool // GOROOT or no files: declarations only, never analyzed
-	imports []*unit
-	done    chan struct{} // closed when types, facts and broken are final
+	pkg      *packages.Package
+	root     bool // matched by the patterns: all analyzers run and report
+	declsOf  bool // GOROOT or no files: declarations only, never analyzed
+	imported bool // some package of the run imports it
+	imports  []*unit
+	done     chan struct{} // closed when types, facts and broken are final
 
 	// Written before done is closed, read only after it.
 	types    *types.Package
@@ -162,7 +164,9 @@ func (e *engine) run(roots []*packages.Package) {
 		}
 		sort.Strings(paths)
 		for _, path := range paths {
-			u.imports = append(u.imports, mk(p.Imports[path]))
+			imp := mk(p.Imports[path])
+			imp.imported = true
+			u.imports = append(u.imports, imp)
 		}
 		all = append(all, u)
 		return u
@@ -273,41 +277,83 @@ func (e *engine) process(u *unit) {
 	e.analyze(u, files, info, as)
 }
 
-// typeCheck type-checks u against the types of its imports: with full
-// types.Info for a package to analyze, declarations only otherwise.
+// typeCheck parses u and type-checks it against the types of its imports:
+// with full types.Info for a package to analyze, declarations only
+// otherwise.
 func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []string) {
-	p := u.pkg
-	var errs []string
+	files, errs := e.parse(u)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	pkg, info, errs := e.check(u, files, u.declsOf)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	u.types = pkg
+	return files, info, nil
+}
+
+// parse parses u's files, in parallel as go/packages does: the last
+// packages of a run are the large ones, with nothing else to overlap.
+func (e *engine) parse(u *unit) ([]*ast.File, []string) {
 	mode := parser.AllErrors | parser.ParseComments // what go/packages gives the analyzers
 	if u.declsOf {
 		mode = parser.SkipObjectResolution
 	}
-	files := make([]*ast.File, 0, len(p.CompiledGoFiles))
-	for _, name := range p.CompiledGoFiles {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		f, err := parser.ParseFile(e.fset, name, src, mode)
-		if err != nil {
-			if list, ok := err.(scanner.ErrorList); ok {
-				for _, e := range list {
-					errs = append(errs, e.Error())
-				}
-			} else {
-				errs = append(errs, err.Error())
+	names := u.pkg.CompiledGoFiles
+	files := make([]*ast.File, len(names))
+	fileErrs := make([][]string, len(names))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range min(len(names), runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				files[i], fileErrs[i] = parseFile(e.fset, names[i], mode)
 			}
-		}
-		if f != nil {
-			files = append(files, f)
-		}
+		}()
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
+	for i := range names {
+		work <- i
 	}
+	close(work)
+	wg.Wait()
+	var errs []string
+	for _, fe := range fileErrs {
+		errs = append(errs, fe...)
+	}
+	return slices.DeleteFunc(files, func(f *ast.File) bool { return f == nil }), errs
+}
+
+func parseFile(fset *token.FileSet, name string, mode parser.Mode) (*ast.File, []string) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	f, err := parser.ParseFile(fset, name, src, mode)
+	if err == nil {
+		return f, nil
+	}
+	var errs []string
+	if list, ok := err.(scanner.ErrorList); ok {
+		for _, e := range list {
+			errs = append(errs, e.Error())
+		}
+	} else {
+		errs = append(errs, err.Error())
+	}
+	return f, errs
+}
+
+// check type-checks files as u against its imports' types: with full
+// types.Info, or (declsOnly) the declarations alone, without function
+// bodies and without types.Info.
+func (e *engine) check(u *unit, files []*ast.File, declsOnly bool) (*types.Package, *types.Info, []string) {
+	p := u.pkg
+	var errs []string
 	var info *types.Info
-	if !u.declsOf {
+	if !declsOnly {
 		info = &types.Info{
 			Types:        map[ast.Expr]types.TypeAndValue{},
 			Defs:         map[*ast.Ident]types.Object{},
@@ -337,7 +383,7 @@ func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []string) {
 			}
 			return nil, fmt.Errorf("no package for import %q", path)
 		}),
-		IgnoreFuncBodies: u.declsOf,
+		IgnoreFuncBodies: declsOnly,
 		Sizes:            p.TypesSizes,
 		Error:            func(err error) { errs = append(errs, err.Error()) },
 	}
@@ -349,11 +395,36 @@ func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []string) {
 	if err != nil && len(errs) == 0 {
 		errs = append(errs, err.Error())
 	}
+	return pkg, info, errs
+}
+
+// slim replaces an analyzed package's types, for its importers, with a
+// declarations-only check of the same files, and re-keys its object facts
+// by objectpath onto the new objects, as unitchecker does between
+// processes. The full types hold a scope and an object for every block and
+// local variable of every function body (most of the memory the types of a
+// program take); importers never see those, and objects without an
+// objectpath (locals) are unreachable from another package, so no fact a
+// dependent could look up is lost.
+func (e *engine) slim(u *unit, files []*ast.File) {
+	lean, _, errs := e.check(u, files, true)
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return // keep the full types; cannot happen when the full check passed
 	}
-	u.types = pkg
-	return files, info, nil
+	rekeyed := make(map[objectFactKey]analysis.Fact, len(u.objFacts))
+	var enc objectpath.Encoder
+	for k, f := range u.objFacts {
+		path, err := enc.For(k.obj)
+		if err != nil {
+			continue
+		}
+		obj, err := objectpath.Object(lean, path)
+		if err != nil {
+			continue
+		}
+		rekeyed[objectFactKey{obj, k.typ}] = f
+	}
+	u.types, u.objFacts = lean, rekeyed
 }
 
 type importerFunc func(path string) (*types.Package, error)
@@ -457,6 +528,9 @@ func (e *engine) analyze(u *unit, files []*ast.File, info *types.Info, as []*ana
 	}
 	if u.root {
 		e.keepRoot(u, files, info, results, diags)
+	}
+	if u.imported {
+		e.slim(u, files)
 	}
 }
 
