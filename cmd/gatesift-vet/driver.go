@@ -39,6 +39,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/inventory"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
@@ -212,15 +213,10 @@ func (e *engine) run(roots []*packages.Package) {
 
 // declarationsOnly: the analyzers skip GOROOT packages (and a package
 // without files), so their dependents need only their declarations. The
-// test is the analyzers' own: a file under this binary's GOROOT.
+// test is the analyzers' own, effects.InGOROOT on the first file.
 func declarationsOnly(p *packages.Package) bool {
-	if len(p.CompiledGoFiles) == 0 {
-		return true
-	}
-	return strings.HasPrefix(p.CompiledGoFiles[0], gorootPrefix)
+	return len(p.CompiledGoFiles) == 0 || effects.InGOROOT(p.CompiledGoFiles[0])
 }
-
-var gorootPrefix = filepath.Clean(runtime.GOROOT()) + string(filepath.Separator)
 
 func (e *engine) reportBroken(u *unit, msgs []string) {
 	e.mu.Lock()
