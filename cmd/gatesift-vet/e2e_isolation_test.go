@@ -5,6 +5,7 @@ package main
 // import it is still analyzed.
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,14 @@ func TestBrokenDependencyIsReportedAndTheRestAnalyzed(t *testing.T) {
 	j := vet(t, dir, "-json", "./...")
 	if j.code != exitTool || !strings.Contains(j.stdout, "jobs.go:10:12") {
 		t.Errorf("-json: want exit 1 and the finding; %v", j)
+	}
+
+	// A baseline of this partial run would forget lib's and app's findings.
+	base := dir + "/baseline.json"
+	if b := vet(t, dir, "-write-baseline", base, "./..."); b.code != exitTool || !strings.Contains(b.stderr, "not writing") {
+		t.Errorf("-write-baseline: want exit 1 and no baseline; %v", b)
+	}
+	if _, err := os.Stat(base); err == nil {
+		t.Errorf("-write-baseline wrote %s from a partial run", base)
 	}
 }

@@ -163,9 +163,13 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		buildFlags = []string{"-tags=" + o.tags}
 	}
 	res, code := analyze(cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
-	if res == nil || code != exitOK && o.writeBaseline != "" {
+	if res == nil {
+		return code
+	}
+	if code != exitOK && o.writeBaseline != "" {
 		// A baseline of a partial run would forget the findings of the
 		// packages that did not load.
+		fmt.Fprintf(stderr, "%s: not writing %s: some packages did not load\n", progname, o.writeBaseline)
 		return code
 	}
 
