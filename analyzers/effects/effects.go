@@ -166,9 +166,17 @@ var goroot = filepath.Clean(build.Default.GOROOT) + string(filepath.Separator)
 // inGOROOT: the standard library is never analysed or reported on.
 func inGOROOT(pass *analysis.Pass) bool {
 	for _, f := range pass.Files {
-		return strings.HasPrefix(pass.Fset.File(f.Pos()).Name(), goroot)
+		return InGOROOT(pass.Fset.File(f.Pos()).Name())
 	}
 	return true
+}
+
+// InGOROOT reports whether the file belongs to the standard library as the
+// analyzers decide it (a package is skipped when its first file does): no
+// analyzer exports a fact or reports there, so a driver may give such a
+// package's importers its declarations without analyzing it.
+func InGOROOT(filename string) bool {
+	return strings.HasPrefix(filename, goroot)
 }
 
 func knowledgeFor(pass *analysis.Pass) (*signals.Knowledge, error) {

@@ -2,6 +2,8 @@ package inventory
 
 import (
 	"go/ast"
+	"go/token"
+	"go/types"
 	"path/filepath"
 	"strings"
 
@@ -25,25 +27,55 @@ import (
 // is the configuration the run's analyzers were bound to (settings.Bind);
 // jobs.Analyzer is recognized by name, so a bound copy counts.
 func FromGraph(graph *checker.Graph, baseDir string, src config.Source) []Entry {
-	type pkgActs struct {
-		jobs  *jobs.Result
-		diags []Diagnostic
-		ran   map[string]bool
-	}
-	byPkg := map[*packages.Package]*pkgActs{}
+	byPkg := map[*packages.Package][]Run{}
 	var order []*packages.Package
 	for _, act := range graph.Roots {
-		pa := byPkg[act.Package]
-		if pa == nil {
-			pa = &pkgActs{ran: map[string]bool{}}
-			byPkg[act.Package] = pa
+		if _, ok := byPkg[act.Package]; !ok {
 			order = append(order, act.Package)
 		}
+		byPkg[act.Package] = append(byPkg[act.Package], Run{act.Analyzer, act.Result, act.Diagnostics, act.Err})
+	}
+	var entries []Entry
+	for _, p := range order {
+		pkg := Package{Fset: p.Fset, PkgPath: p.PkgPath, GoFiles: p.GoFiles, Types: p.Types, Info: p.TypesInfo, Syntax: p.Syntax}
+		entries = append(entries, FromPackage(pkg, byPkg[p], baseDir, src)...)
+	}
+	return entries
+}
+
+// Package is what FromPackage needs of a package: a driver that drops a
+// package's syntax once analyzed calls it while the syntax is alive.
+type Package struct {
+	Fset    *token.FileSet
+	PkgPath string
+	GoFiles []string
+	Types   *types.Package
+	Info    *types.Info
+	Syntax  []*ast.File
+}
+
+// Run is one analyzer's action on a package.
+type Run struct {
+	Analyzer    *analysis.Analyzer
+	Result      any
+	Diagnostics []analysis.Diagnostic
+	Err         error
+}
+
+// FromPackage is FromGraph for one root package, given the runs of the
+// root analyzers on it in the driver's order.
+func FromPackage(p Package, runs []Run, baseDir string, src config.Source) []Entry {
+	var (
+		jobsRes *jobs.Result
+		diags   []Diagnostic
+		ran     = map[string]bool{}
+	)
+	for _, act := range runs {
 		if act.Err != nil {
 			continue
 		}
 		if act.Analyzer.Name == jobs.Analyzer.Name {
-			pa.jobs, _ = act.Result.(*jobs.Result)
+			jobsRes, _ = act.Result.(*jobs.Result)
 			continue
 		}
 		out, ok := act.Result.(*rule.Outcome)
@@ -54,32 +86,27 @@ func FromGraph(graph *checker.Graph, baseDir string, src config.Source) []Entry 
 		if !ok {
 			continue
 		}
-		pa.ran[r.ID] = out.Ran
+		ran[r.ID] = out.Ran
 		for _, d := range act.Diagnostics {
-			pa.diags = append(pa.diags, diagnosticOf(d))
+			diags = append(diags, diagnosticOf(d))
 		}
 		for _, s := range out.Suppressed {
-			pa.diags = append(pa.diags, diagnosticOf(s.Diagnostic))
+			diags = append(diags, diagnosticOf(s.Diagnostic))
 		}
 	}
-	var entries []Entry
-	for _, p := range order {
-		pa := byPkg[p]
-		if pa.jobs == nil || len(p.GoFiles) == 0 {
-			continue
-		}
-		settings, err := src.ForDir(filepath.Dir(p.GoFiles[0]))
-		if err != nil {
-			continue // every rule reports it already
-		}
-		src := Source{
-			Fset: p.Fset, Path: p.PkgPath, Types: p.Types, Info: p.TypesInfo,
-			Files: ruleFiles(p, settings), KB: settings.Knowledge, Jobs: pa.jobs,
-			Findings: pa.diags, Ran: pa.ran,
-		}
-		entries = append(entries, Of(src, Options{Strict: settings.Strict(), BaseDir: baseDir})...)
+	if jobsRes == nil || len(p.GoFiles) == 0 {
+		return nil
 	}
-	return entries
+	settings, err := src.ForDir(filepath.Dir(p.GoFiles[0]))
+	if err != nil {
+		return nil // every rule reports it already
+	}
+	site := Source{
+		Fset: p.Fset, Path: p.PkgPath, Types: p.Types, Info: p.Info,
+		Files: ruleFiles(p, settings), KB: settings.Knowledge, Jobs: jobsRes,
+		Findings: diags, Ran: ran,
+	}
+	return Of(site, Options{Strict: settings.Strict(), BaseDir: baseDir})
 }
 
 func diagnosticOf(d analysis.Diagnostic) Diagnostic {
@@ -92,7 +119,7 @@ func diagnosticOf(d analysis.Diagnostic) Diagnostic {
 
 // ruleFiles are the files the rules look at (rule.Pass.Files): no _test.go
 // or generated files unless the configuration opts in.
-func ruleFiles(p *packages.Package, s *config.Settings) []*ast.File {
+func ruleFiles(p Package, s *config.Settings) []*ast.File {
 	var out []*ast.File
 	for _, f := range p.Syntax {
 		name := p.Fset.File(f.Pos()).Name()

@@ -26,6 +26,14 @@
 // them); the rules themselves skip _test.go and generated files unless the
 // configuration opts in.
 //
+// A package that does not load or type-check (a _test.go with a type error
+// loses its test package) is reported on standard error as soon as it is
+// found; the packages importing it are named and skipped, and every other
+// package is analyzed and reported as usual; the exit code is then 1. The
+// standalone driver holds one package's syntax at a time (per CPU), plus the
+// types and facts of the packages already analyzed, so its memory grows with
+// the largest package rather than the program.
+//
 // Under go vet, which caches results and runs one process per package:
 //
 //	go vet -vettool=$(which gatesift-vet) ./...

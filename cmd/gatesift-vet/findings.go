@@ -15,11 +15,9 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
-	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/config"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -58,10 +56,10 @@ type finding struct {
 	fingerprint string
 }
 
-// collect turns the action graph into results. Diagnostics are
+// collect turns the engine's runs into results. Diagnostics are
 // de-duplicated by position and message, because a file belongs to both a
 // package and its test variant.
-func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string, src config.Source) *results {
+func collect(eng *engine, pkgs []*packages.Package, cwd string, src config.Source) *results {
 	res := &results{cwd: cwd, root: cwd, source: src}
 	for _, p := range pkgs {
 		if p.Module != nil && p.Module.Dir != "" {
@@ -73,21 +71,28 @@ func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string, src con
 	for i, a := range analyzers(config.Source{}) {
 		order[a.Name] = i
 	}
-	roots := append([]*checker.Action(nil), graph.Roots...)
-	sort.SliceStable(roots, func(i, j int) bool {
-		if roots[i].Package.ID != roots[j].Package.ID {
-			return roots[i].Package.ID < roots[j].Package.ID
-		}
-		return order[roots[i].Analyzer.Name] < order[roots[j].Analyzer.Name]
-	})
-
-	res.inventory = inventory.FromGraph(graph, cwd, src)
-	res.programs = programsOf(pkgs)
-	for act := range graph.All() {
-		if act.Err != nil {
-			res.errors = append(res.errors, actionError{act.Package.ID, act.Analyzer.Name, act.Err.Error()})
+	type rootAct struct {
+		run *pkgRun
+		act actRun
+	}
+	var roots []rootAct
+	for _, p := range pkgs { // sorted by ID
+		if run := eng.runs[p]; run != nil {
+			for _, act := range run.acts {
+				roots = append(roots, rootAct{run, act})
+			}
+			res.inventory = append(res.inventory, run.inventory...)
 		}
 	}
+	sort.SliceStable(roots, func(i, j int) bool {
+		if roots[i].run.pkg.ID != roots[j].run.pkg.ID {
+			return roots[i].run.pkg.ID < roots[j].run.pkg.ID
+		}
+		return order[roots[i].act.analyzer.Name] < order[roots[j].act.analyzer.Name]
+	})
+
+	res.programs = programsOf(pkgs)
+	res.errors = append(res.errors, eng.actErrs...)
 	sort.SliceStable(res.errors, func(i, j int) bool {
 		a, b := res.errors[i], res.errors[j]
 		if a.pkgID != b.pkgID {
@@ -103,11 +108,11 @@ func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string, src con
 		suppressed bool
 	}
 	seen := map[key]bool{}
-	add := func(act *checker.Action, d analysis.Diagnostic, by *directive.Directive) {
-		fset := act.Package.Fset
+	fset := eng.fset
+	add := func(run *pkgRun, a *analysis.Analyzer, d analysis.Diagnostic, by *directive.Directive) {
 		f := &finding{
-			pkgID:    act.Package.ID,
-			analyzer: act.Analyzer.Name,
+			pkgID:    run.pkg.ID,
+			analyzer: a.Name,
 			diag:     d,
 			fset:     fset,
 			pos:      fset.Position(d.Pos),
@@ -124,31 +129,29 @@ func collect(graph *checker.Graph, pkgs []*packages.Package, cwd string, src con
 		seen[k] = true
 		r, ok := signals.Lookup(d.Category)
 		if !ok {
-			r, ok = signals.Lookup(act.Analyzer.Name)
+			r, ok = signals.Lookup(a.Name)
 		}
 		if ok {
 			f.rule, f.ruleID = r, r.ID
 		} else {
 			f.ruleID = d.Category
 			if f.ruleID == "" {
-				f.ruleID = act.Analyzer.Name
+				f.ruleID = a.Name
 			}
 		}
-		f.fn = enclosingFunc(act.Package, d.Pos)
+		f.fn = run.fn[d.Pos]
 		if by != nil {
 			res.suppressed = append(res.suppressed, f)
 		} else {
 			res.findings = append(res.findings, f)
 		}
 	}
-	for _, act := range roots {
-		for _, d := range act.Diagnostics {
-			add(act, d, nil)
+	for _, ra := range roots {
+		for _, d := range ra.act.diags {
+			add(ra.run, ra.act.analyzer, d, nil)
 		}
-		if out, ok := act.Result.(*rule.Outcome); ok && out != nil {
-			for _, s := range out.Suppressed {
-				add(act, s.Diagnostic, s.By)
-			}
+		for _, s := range ra.act.suppressed {
+			add(ra.run, ra.act.analyzer, s.Diagnostic, s.By)
 		}
 	}
 	sortFindings(res.findings)
@@ -176,8 +179,8 @@ func sortFindings(fs []*finding) {
 
 // enclosingFunc names the function declaration around pos: "Name" or
 // "Recv.Name"; a function literal counts as its enclosing declaration.
-func enclosingFunc(pkg *packages.Package, pos token.Pos) string {
-	for _, f := range pkg.Syntax {
+func enclosingFunc(files []*ast.File, pos token.Pos) string {
+	for _, f := range files {
 		if pos < f.FileStart || pos > f.FileEnd {
 			continue
 		}

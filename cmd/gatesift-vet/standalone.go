@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/gatesift/gatesift-vet/analyzers/jobs"
@@ -165,7 +164,13 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		buildFlags = []string{"-tags=" + o.tags}
 	}
 	res, code := analyze(src, cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
-	if code != exitOK {
+	if res == nil {
+		return code
+	}
+	if code != exitOK && o.writeBaseline != "" {
+		// A baseline of a partial run would forget the findings of the
+		// packages that did not load.
+		fmt.Fprintf(stderr, "%s: not writing %s: some packages did not load\n", progname, o.writeBaseline)
 		return code
 	}
 
@@ -212,16 +217,21 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, res)
 		return exitTool
 	}
+	if code != exitOK {
+		return code // packages that did not load, already on stderr
+	}
 	if len(res.findings) > 0 && (o.format == "text" && o.report == "" || o.failOnFindings) {
 		return exitFindings
 	}
 	return exitOK
 }
 
-// analyze loads the packages and runs every analyzer on them. A non-zero
-// code means the run failed and the reason is already on stderr.
-// analyze loads and checks the packages; with inventory, the jobs analysis
-// is a root too, because the checker keeps only root results.
+// analyze loads the packages and runs every analyzer on them (with
+// inventory, the jobs analysis too, for -report). A non-zero code means the
+// run failed and the reason is already on stderr. A package that does not
+// load or type-check is reported on stderr as soon as it is found and makes
+// the code exitTool, but every package that does not import it is analyzed
+// and its findings are in the results, as with go vet.
 func analyze(src config.Source, cwd string, patterns []string, tests bool, buildFlags []string, inventory bool, stderr io.Writer) (*results, int) {
 	// The configuration of the working directory (usually the module
 	// root's) is checked before the slow load, to fail fast on a typo.
@@ -232,9 +242,9 @@ func analyze(src config.Source, cwd string, patterns []string, tests bool, build
 	prog := newProgress(stderr)
 	prog.printf("loading %s", strings.Join(patterns, " "))
 	cfg := &packages.Config{
-		// Analyzers with facts run on every dependency, so every
-		// dependency needs syntax and types (what go vet computes too).
-		Mode:       packages.LoadAllSyntax | packages.NeedModule,
+		// Only the graph and the file lists: the driver parses and
+		// type-checks each package itself, in dependency order.
+		Mode:       loadMode,
 		Dir:        cwd,
 		Tests:      tests,
 		BuildFlags: buildFlags,
@@ -243,14 +253,6 @@ func analyze(src config.Source, cwd string, patterns []string, tests bool, build
 	if err != nil {
 		prog.done()
 		return nil, fatalf(stderr, "loading packages: %v", err)
-	}
-	if msgs := loadErrors(pkgs, cwd); len(msgs) > 0 {
-		prog.done()
-		fmt.Fprintf(stderr, "%s: cannot analyze, the packages do not load:\n", progname)
-		for _, m := range msgs {
-			fmt.Fprintf(stderr, "\t%s\n", m)
-		}
-		return nil, exitTool
 	}
 	if len(pkgs) == 0 {
 		prog.done()
@@ -284,34 +286,23 @@ func analyze(src config.Source, cwd string, patterns []string, tests bool, build
 	if inventory {
 		roots = analyzers(src, jobs.Analyzer)
 	}
-	graph, err := checker.Analyze(roots, pkgs, &checker.Options{})
-	prog.done()
+	eng, err := newEngine(roots, cwd, inventory, src, func(msg string) {
+		prog.done()
+		fmt.Fprintln(stderr, msg)
+	})
 	if err != nil {
+		prog.done()
 		return nil, fatalf(stderr, "%v", err)
 	}
-	return collect(graph, pkgs, cwd, src), exitOK
-}
-
-// loadErrors lists the distinct errors of the packages and their
-// dependencies: a package that does not type-check cannot be analyzed
-// soundly, so it is a tool error, not a silent gap.
-func loadErrors(pkgs []*packages.Package, cwd string) []string {
-	var msgs []string
-	seen := map[string]bool{}
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			m := shortenPaths(e.Error(), cwd)
-			if !seen[m] {
-				seen[m] = true
-				msgs = append(msgs, m)
-			}
-		}
-	})
-	const max = 20
-	if len(msgs) > max {
-		msgs = append(msgs[:max], fmt.Sprintf("... and %d more", len(msgs)-max))
+	eng.growthTo = stderr
+	eng.run(pkgs)
+	prog.done()
+	res := collect(eng, pkgs, cwd, src)
+	if eng.broken > 0 {
+		eng.printSkipped(stderr)
+		return res, exitTool
 	}
-	return msgs
+	return res, exitOK
 }
 
 // shortenPaths makes the absolute paths of files below cwd relative, as the

@@ -12,6 +12,7 @@
 //	    [-workdir eval-work] [-tool path/to/gatesift-vet] [-timeout 30m]
 //	    [-json FILE] [-markdown FILE] [-prepare-only]
 //	go run ./internal/corpuseval -perf [-perf-warm] [-perf-modules m@v,m@v] [-perf-pattern ./...]
+//	    [-perf-staticcheck path/to/staticcheck] [-perf-old-tool path/to/old/gatesift-vet]
 package main
 
 import (
@@ -42,6 +43,8 @@ func main() {
 	perf := flag.Bool("perf", false, "measure wall time, CPU and peak RSS of gatesift-vet, go vet -vettool and go vet on -perf-modules instead of evaluating cases")
 	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
 	perfPattern := flag.String("perf-pattern", "./...", "comma-separated package patterns for -perf, each measured on its own (growing patterns show how cost grows with the package count)")
+	perfStaticcheck := flag.String("perf-staticcheck", "", "for -perf: also measure this staticcheck binary (install a pinned version: go install honnef.co/go/tools/cmd/staticcheck@v0.8.2)")
+	perfOldTool := flag.String("perf-old-tool", "", "for -perf: also measure this older gatesift-vet binary standalone (before/after)")
 	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
 	firstContact := flag.String("firstcontact", "", "first-contact mode: analyze the whole modules of this list (corpus/firstcontact.yaml) instead of cases, writing findings, the tool's inventory and the discovered sites per module into -out")
 	batch := flag.Int("batch", 1, "with -firstcontact: the batch to run")
@@ -109,7 +112,15 @@ func main() {
 		rep.Tool = *tool
 	}
 	if *perf {
-		if err := runPerf(ctx, os.Stdout, wd, *tool, splitList(*perfModules), splitList(*perfPattern), *perfWarm, *timeout, logf); err != nil {
+		tools := perfTools{Tool: *tool, OldTool: *perfOldTool, Staticcheck: *perfStaticcheck}
+		for _, p := range []*string{&tools.OldTool, &tools.Staticcheck} {
+			if *p != "" {
+				if *p, err = filepath.Abs(*p); err != nil {
+					fatalf("%v", err)
+				}
+			}
+		}
+		if err := runPerf(ctx, os.Stdout, wd, tools, splitList(*perfModules), splitList(*perfPattern), *perfWarm, *timeout, logf); err != nil {
 			fatalf("%v", err)
 		}
 		return

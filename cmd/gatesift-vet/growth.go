@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// growthEnv, when set to 1, makes the standalone driver print its growth
+// curve to stderr: packages done, time and memory, about every 5% of the
+// packages. The benchmark command (internal/corpuseval -perf) reads it; it
+// is an environment variable, not a flag, because it is for measuring the
+// tool, not for using it.
+const growthEnv = "GATESIFT_VET_GROWTH"
+
+// growthLine is the format the benchmark parses.
+const growthLine = "gatesift-vet: growth: %d/%d packages %d ms rss %d KB peak %d KB\n"
+
+type growth struct {
+	mu          sync.Mutex
+	w           io.Writer
+	start       time.Time
+	total, done int
+	every       int
+}
+
+func newGrowth(w io.Writer, total int) *growth {
+	if os.Getenv(growthEnv) != "1" {
+		return nil
+	}
+	return &growth{w: w, start: time.Now(), total: total, every: max(1, total/20)}
+}
+
+// packageDone counts one package (with or without analysis).
+func (g *growth) packageDone() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done++
+	if g.done%g.every == 0 || g.done == g.total {
+		rss, peak := procMemory()
+		fmt.Fprintf(g.w, growthLine, g.done, g.total, time.Since(g.start).Milliseconds(), rss, peak)
+	}
+}
+
+// procMemory is the current and peak resident set size in kilobytes, from
+// /proc/self/status (zero where there is none).
+func procMemory() (rss, peak int64) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		fields := bytes.Fields(value)
+		if len(fields) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(string(fields[0]), 10, 64)
+		switch string(name) {
+		case "VmRSS":
+			rss = n
+		case "VmHWM":
+			peak = n
+		}
+	}
+	return rss, peak
+}
