@@ -14,10 +14,6 @@ import (
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
-// perReplicaSQL: tables and columns that record the instance itself
-// (heartbeats, registrations); writing them on every replica is the point.
-var perReplicaSQL = regexp.MustCompile(`\b(heartbeats?|last_seen(_at)?|last_heartbeat(_at)?|alive_at|instances|replicas|node_status|worker_heartbeats?)\b`)
-
 // lockKey: Redis keys that hold locks and leases.
 var lockKey = regexp.MustCompile(`(?i)(^|[:._/-])(lock|locks|mutex|leader|lease|election)([:._/*-]|$)`)
 
@@ -36,28 +32,47 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		return
 	case "sql", "sqlread":
 		text, ok := r.constString(arg("query"))
+		if !ok && arg("query") != nil {
+			text, ok = r.foldedArg(call, a)
+		}
 		if !ok {
 			if a.Kind == "sqlread" {
 				return // a query we cannot read is not evidence of a write
 			}
-			e.Kind = "write"
+			// A statement we cannot read may insert or converge: unknown,
+			// silent unless the strict profile asks.
+			e.Kind, e.Unknown = "write", true
 			break
 		}
 		st := sqltext.Classify(text)
 		switch {
 		case st.AdvisoryLock != "" && strings.HasPrefix(st.AdvisoryLock, "pg_"):
-			if !strings.Contains(st.AdvisoryLock, "unlock") {
+			if strings.Contains(st.AdvisoryLock, "unlock") {
+				return
+			}
+			// pg_advisory_lock waits; pg_try_advisory_lock coordinates only
+			// when its answer gates the work.
+			if !strings.Contains(st.AdvisoryLock, "try") {
 				ev.Coordination = st.AdvisoryLock
+			} else if g := r.gate(call); g.checked {
+				ev.Coordination, ev.Gate = st.AdvisoryLock, g.returned
 			}
 			return
-		case st.Claim && (st.Kind == sqltext.Select || r.resultUsed(call)):
+		case st.Claim && st.Kind == sqltext.Select:
 			ev.Coordination = "claim (" + claimName(st) + ")"
 			return
+		case st.Claim:
+			// A conditional write is a claim only when its affected-row
+			// count or returned value decides whether the work runs.
+			if g := r.gate(call); g.checked {
+				ev.Coordination, ev.Gate = "claim ("+claimName(st)+")", g.returned
+				return
+			}
 		case !st.Writes:
 			return
 		}
-		if perReplicaSQL.MatchString(sqltext.Normalize(text)) {
-			return
+		if id := r.identityArg(call, a); id != "" {
+			return // keyed by the instance's own identity: per-replica by design
 		}
 		e.Kind = string(st.Kind)
 		if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
@@ -67,7 +82,7 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			e.Kind = "increment"
 		}
 		e.Idempotent = st.Idempotent
-		if len(st.Tables) > 0 {
+		if len(st.Tables) > 0 && !strings.Contains(st.Tables[0], dynamicPart) {
 			e.Resource = "table " + st.Tables[0]
 		}
 	case "http":
@@ -97,6 +112,7 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		e.Resource = "redis key " + key
 	default:
+		r.ormWrite(call, fn, &e)
 		if k := arg("key"); k != nil {
 			key := r.keyText(k)
 			if key == "" && isRedis(a.Pkg) {
@@ -114,10 +130,43 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 }
 
 func claimName(st sqltext.Statement) string {
-	if st.Kind == sqltext.Select {
+	switch st.Kind {
+	case sqltext.Select:
 		return "FOR UPDATE SKIP LOCKED"
+	case sqltext.Insert:
+		return "conditional upsert"
 	}
 	return "compare-and-set UPDATE"
+}
+
+// foldedArg reads the statement argument of call through value flow.
+func (r *Result) foldedArg(call *ast.CallExpr, a *signals.API) (string, bool) {
+	i, ok := a.Arg("query")
+	if !ok {
+		return "", false
+	}
+	fl := r.flow()
+	text, ok := fl.text(fl.arg(call, i), 0)
+	if !ok || strings.TrimSpace(strings.ReplaceAll(text, dynamicPart, "")) == "" {
+		return "", false
+	}
+	return text, true
+}
+
+// identityArg names the instance identity among the arguments of call (a
+// statement keyed by os.Hostname(), a pod name, a field initialised from
+// them), or "".
+func (r *Result) identityArg(call *ast.CallExpr, a *signals.API) string {
+	if len(call.Args) < 2 {
+		return ""
+	}
+	fl := r.flow()
+	for _, v := range fl.args(call) {
+		if id := fl.identity(v, 0); id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 func isRedis(pkg string) bool {

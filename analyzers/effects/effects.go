@@ -25,9 +25,21 @@ type Effect struct {
 	Kind       string // send, insert, update, delete, increment, write
 	Resource   string // "table charges", "redis key lock:billing", "" when unknown
 	Idempotent bool   // duplicated load, not a duplicated outcome
-	API        string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where      string // file:line of that call, for messages in other packages
-	Via        string // the function the effect is reached through, if not direct
+	// Unknown: a write whose nature the analysis cannot read (a statement
+	// it cannot fold, an ORM update whose value it cannot see). It may
+	// accumulate or converge, so it is no evidence for a default report:
+	// shown under the strict profile and in the inventory only.
+	Unknown bool
+	API     string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where   string // file:line of that call, for messages in other packages
+	Via     string // the function the effect is reached through, if not direct
+}
+
+// Duplicates reports whether running the effect on every replica is
+// evidence for a report: an accumulating write or a send by default; any
+// write, idempotent and unknown ones included, under the strict profile.
+func (e Effect) Duplicates(strict bool) bool {
+	return strict || !e.Idempotent && !e.Unknown
 }
 
 func (e Effect) String() string {
@@ -45,6 +57,9 @@ type Summary struct {
 	// Coordination names the first coordination the function takes before
 	// its effects (a lock, a leader check, a claim), "" when none.
 	Coordination string
+	// Gate: the coordination is a claim whose answer the function returns
+	// (a tryClaim helper); it coordinates a caller that checks the answer.
+	Gate bool
 	// Consumes reports that the function pulls work from a queue, which is
 	// per-replica by design.
 	Consumes bool
@@ -80,6 +95,7 @@ type Result struct {
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
 	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa      *flow                     // value flow, built on first use
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -245,7 +261,10 @@ type Event struct {
 	Effects []Effect // reached by this call
 	// Coordination names coordination taken by this call ("" for none).
 	Coordination string
-	Consume      bool
+	// Gate: the coordination is a claim whose answer the function returns;
+	// it coordinates a caller only when the caller checks that answer.
+	Gate    bool
+	Consume bool
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -291,7 +310,7 @@ func (s *Scanned) Consumes() bool {
 func (s *Scanned) Summary(fn *types.Func) *Summary {
 	sum := &Summary{Consumes: s.Consumes()}
 	if c := s.FirstCoordination(); c != nil {
-		sum.Coordination = c.Coordination
+		sum.Coordination, sum.Gate = c.Coordination, c.Gate
 		return sum // the effects are behind coordination: not the caller's problem
 	}
 	seen := map[string]bool{}
@@ -383,6 +402,15 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 	s := r.Of(fn)
 	ev.Consume = s.Consumes
 	ev.Coordination = s.Coordination
+	if s.Gate {
+		// The helper returns its claim's answer: this call coordinates only
+		// when that answer gates the work here.
+		if g := r.gate(call); !g.checked {
+			ev.Coordination = ""
+		} else {
+			ev.Gate = g.returned
+		}
+	}
 	for _, e := range s.Effects {
 		if e.Via == "" {
 			e.Via = funcName(fn)

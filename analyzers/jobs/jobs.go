@@ -43,12 +43,13 @@ type Job struct {
 	Consumes         bool
 }
 
-// Shared returns the effects that duplicate outcomes (all of them under the
-// strict profile).
+// Shared returns the effects that duplicate outcomes: accumulating writes
+// and sends (all of them, idempotent and unknown too, under the strict
+// profile).
 func (j *Job) Shared(strict bool) []effects.Effect {
 	var out []effects.Effect
 	for _, e := range j.Effects {
-		if strict || !e.Idempotent {
+		if e.Duplicates(strict) {
 			out = append(out, e)
 		}
 	}
