@@ -76,44 +76,13 @@ func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node
 			if f.kb.Match(signals.LeaderOnly, fn) != nil {
 				return n.Name.Name + " is declared leader-only", n.Name
 			}
-			if depth < 2 {
-				return f.callersCoordination(fn, depth)
+			if depth < maxReach {
+				return f.entriesCoordination(fn, depth)
 			}
 			return "", nil
 		}
 	}
 	return "", nil
-}
-
-// callersCoordination: every in-package call of fn is coordinated.
-func (f *finder) callersCoordination(fn *types.Func, depth int) (string, ast.Node) {
-	var name string
-	var node ast.Node
-	calls := 0
-	f.insp.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if !push {
-			return true
-		}
-		call := n.(*ast.CallExpr)
-		if callee, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); callee != fn {
-			return true
-		}
-		calls++
-		c, cn := f.siteCoordination(stack, depth+1)
-		if c == "" {
-			name, node = "", nil
-			calls = -1 << 20 // one uncoordinated caller spoils it
-			return true
-		}
-		if calls > 0 {
-			name, node = c, cn
-		}
-		return true
-	})
-	if calls <= 0 {
-		return "", nil
-	}
-	return name, node
 }
 
 // coordinationBefore returns a coordinator call in the statements of block

@@ -113,6 +113,8 @@ type finder struct {
 	// schedulerVars: scheduler variables assigned in this package, and
 	// whether their constructor was given a distributed option.
 	schedulerVars map[types.Object]bool
+	// reach memoises entriesCoordination per function.
+	reach map[*types.Func]reachResult
 }
 
 func run(pass *analysis.Pass) (res any, err error) {
@@ -139,6 +141,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		coordinatedFuncs: map[*types.Func]ast.Node{},
 		distributedPkgs:  map[string]bool{},
 		schedulerVars:    map[types.Object]bool{},
+		reach:            map[*types.Func]reachResult{},
 	}
 	if msg := f.eff.Failure(); msg != "" {
 		out.failure = msg
