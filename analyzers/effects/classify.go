@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/sqltext"
@@ -29,6 +30,11 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	switch a.Kind {
 	case "consume":
 		ev.Consume = true
+		return
+	case "telemetry":
+		ev.Telemetry = true
+		return
+	case "query-body":
 		return
 	case "sql", "sqlread":
 		text, ok := r.constString(arg("query"))
@@ -94,6 +100,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		case "GET", "HEAD", "OPTIONS", "":
 			return
 		}
+		if r.queryBody(call, a) {
+			return // the request asks (an OCSP status query), it changes nothing
+		}
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
 	case "cmd":
@@ -112,6 +121,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		e.Resource = "redis key " + key
 	default:
+		if r.queryBody(call, a) {
+			return
+		}
 		r.ormWrite(call, fn, &e)
 		if k := arg("key"); k != nil {
 			key := r.keyText(k)
@@ -151,6 +163,52 @@ func (r *Result) foldedArg(call *ast.CallExpr, a *signals.API) (string, bool) {
 		return "", false
 	}
 	return text, true
+}
+
+// queryBody: the call's request body (args.body) is built by a query-body
+// API of the knowledge base, seen through value flow (bytes.NewReader(req)
+// of req, _ := ocsp.CreateRequest(...)).
+func (r *Result) queryBody(call *ast.CallExpr, a *signals.API) bool {
+	i, ok := a.Arg("body")
+	if !ok || i >= len(call.Args) || r.pass.TypesInfo.Types[call.Args[i]].IsNil() {
+		return false
+	}
+	fl := r.flow()
+	v := fl.arg(call, i)
+	for depth := 0; v != nil && depth < maxDepth; depth++ {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Convert:
+			v = x.X
+		case *ssa.Extract:
+			v = x.Tuple
+		case *ssa.Call:
+			callee := x.Call.StaticCallee()
+			if callee == nil {
+				return false
+			}
+			fn, _ := callee.Object().(*types.Func)
+			if fn == nil || fn.Pkg() == nil {
+				return false
+			}
+			if b := r.kb.Match(signals.Effects, fn); b != nil && b.Kind == "query-body" {
+				return true
+			}
+			// A reader over the bytes: bytes.NewReader, bytes.NewBuffer,
+			// strings.NewReader.
+			if p := fn.Pkg().Path(); (p == "bytes" || p == "strings") && strings.HasPrefix(fn.Name(), "New") && len(x.Call.Args) == 1 {
+				v = x.Call.Args[0]
+				continue
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // identityArg names the instance identity among the arguments of call (a

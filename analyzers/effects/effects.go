@@ -63,13 +63,16 @@ type Summary struct {
 	// Consumes reports that the function pulls work from a queue, which is
 	// per-replica by design.
 	Consumes bool
+	// Telemetry reports that the function reads the process's own
+	// statistics (runtime, Prometheus registry, expvar).
+	Telemetry bool
 }
 
 // AFact marks Summary as a fact.
 func (*Summary) AFact() {}
 
 func (s *Summary) String() string {
-	return fmt.Sprintf("effects(%d, coord=%q, consumes=%v)", len(s.Effects), s.Coordination, s.Consumes)
+	return fmt.Sprintf("effects(%d, coord=%q, consumes=%v, telemetry=%v)", len(s.Effects), s.Coordination, s.Consumes, s.Telemetry)
 }
 
 // Reaches is a package fact: some function of the package has a summary,
@@ -147,7 +150,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -263,8 +266,9 @@ type Event struct {
 	Coordination string
 	// Gate: the coordination is a claim whose answer the function returns;
 	// it coordinates a caller only when the caller checks that answer.
-	Gate    bool
-	Consume bool
+	Gate      bool
+	Consume   bool
+	Telemetry bool // reads the process's own statistics
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -306,9 +310,19 @@ func (s *Scanned) Consumes() bool {
 	return false
 }
 
+// Telemetry reports whether the code reads the process's own statistics.
+func (s *Scanned) Telemetry() bool {
+	for _, e := range s.Events {
+		if e.Telemetry {
+			return true
+		}
+	}
+	return false
+}
+
 // Summary folds the events into a function summary.
 func (s *Scanned) Summary(fn *types.Func) *Summary {
-	sum := &Summary{Consumes: s.Consumes()}
+	sum := &Summary{Consumes: s.Consumes(), Telemetry: s.Telemetry()}
 	if c := s.FirstCoordination(); c != nil {
 		sum.Coordination, sum.Gate = c.Coordination, c.Gate
 		return sum // the effects are behind coordination: not the caller's problem
@@ -346,7 +360,7 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 			for _, lit := range coordinated {
 				skip[lit] = true
 			}
-			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume {
+			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry {
 				out.Events = append(out.Events, ev)
 			}
 		}
@@ -400,7 +414,7 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 		return ev, nil
 	}
 	s := r.Of(fn)
-	ev.Consume = s.Consumes
+	ev.Consume, ev.Telemetry = s.Consumes, s.Telemetry
 	ev.Coordination = s.Coordination
 	if s.Gate {
 		// The helper returns its claim's answer: this call coordinates only

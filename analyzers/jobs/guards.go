@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -29,12 +30,26 @@ func (f *finder) finish(j *Job, stack []ast.Node) {
 			j.PerReplica = "//gatesift:per-replica on " + j.Func.Name.Name + ": " + d.Reason
 		}
 	}
+	if j.PerReplica == "" && j.Telemetry && httpSendsOnly(j.Effects) {
+		j.PerReplica = "posts this process's own statistics (the work reads its runtime or Prometheus metrics): per-replica telemetry"
+	}
 	if j.Coordination == "" {
 		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
 	}
 	j.Designation, j.DesignationNode = f.siteDesignation(stack, 0)
 	f.exportWrapper(j)
 	f.out.Jobs = append(f.out.Jobs, j)
+}
+
+// httpSendsOnly: every effect is an HTTP send (a report to an endpoint),
+// none a write to a store, a queue or a mailbox.
+func httpSendsOnly(list []effects.Effect) bool {
+	for _, e := range list {
+		if e.Kind != "send" || !strings.HasPrefix(e.API, "net/http.") && !strings.HasPrefix(e.Resource, "HTTP ") {
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // siteCoordination looks for coordination around the site: a coordinator

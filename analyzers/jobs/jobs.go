@@ -41,6 +41,7 @@ type Job struct {
 	DesignationNode  ast.Node
 	PerReplica       string // why the work is per-replica, "" if not
 	Consumes         bool
+	Telemetry        bool // the work reads the process's own statistics
 }
 
 // Shared returns the effects that duplicate outcomes: accumulating writes
