@@ -37,59 +37,23 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	case "query-body":
 		return
 	case "sql", "sqlread":
-		text, ok := r.constString(arg("query"))
-		if !ok && arg("query") != nil {
-			text, ok = r.foldedArg(call, a)
-		}
+		i, _ := a.Arg("query")
+		text, ok := r.statementText(call, i)
 		if !ok {
 			if a.Kind == "sqlread" {
 				return // a query we cannot read is not evidence of a write
 			}
 			// A statement we cannot read may insert or converge: unknown,
-			// silent unless the strict profile asks.
+			// silent unless the strict profile asks. When it is a parameter
+			// of this function, its callers may say what it is.
 			e.Kind, e.Unknown = "write", true
+			if p := r.paramOf(call, i); p >= 0 {
+				e.Stmt, e.StmtGate = p+1, r.gate(call).returned
+			}
 			break
 		}
-		st := sqltext.Classify(text)
-		switch {
-		case st.AdvisoryLock != "" && strings.HasPrefix(st.AdvisoryLock, "pg_"):
-			if strings.Contains(st.AdvisoryLock, "unlock") {
-				return
-			}
-			// pg_advisory_lock waits; pg_try_advisory_lock coordinates only
-			// when its answer gates the work.
-			if !strings.Contains(st.AdvisoryLock, "try") {
-				ev.Coordination = st.AdvisoryLock
-			} else if g := r.gate(call); g.checked {
-				ev.Coordination, ev.Gate = st.AdvisoryLock, g.returned
-			}
+		if !r.statement(call, text, true, ev, &e) {
 			return
-		case st.Claim && st.Kind == sqltext.Select:
-			ev.Coordination = "claim (" + claimName(st) + ")"
-			return
-		case st.Claim:
-			// A conditional write is a claim only when its affected-row
-			// count or returned value decides whether the work runs.
-			if g := r.gate(call); g.checked {
-				ev.Coordination, ev.Gate = "claim ("+claimName(st)+")", g.returned
-				return
-			}
-		case !st.Writes:
-			return
-		}
-		if id := r.identityArg(call, a); id != "" {
-			return // keyed by the instance's own identity: per-replica by design
-		}
-		e.Kind = string(st.Kind)
-		if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
-			e.Kind = "write"
-		}
-		if st.Increment {
-			e.Kind = "increment"
-		}
-		e.Idempotent = st.Idempotent
-		if len(st.Tables) > 0 && !strings.Contains(st.Tables[0], dynamicPart) {
-			e.Resource = "table " + st.Tables[0]
 		}
 	case "http":
 		m, ok := r.constString(arg("method"))
@@ -151,11 +115,14 @@ func claimName(st sqltext.Statement) string {
 	return "compare-and-set UPDATE"
 }
 
-// foldedArg reads the statement argument of call through value flow.
-func (r *Result) foldedArg(call *ast.CallExpr, a *signals.API) (string, bool) {
-	i, ok := a.Arg("query")
-	if !ok {
+// statementText reads the i-th argument of call as a statement: a
+// constant expression, or through value flow.
+func (r *Result) statementText(call *ast.CallExpr, i int) (string, bool) {
+	if i < 0 || i >= len(call.Args) {
 		return "", false
+	}
+	if text, ok := r.constString(call.Args[i]); ok {
+		return text, true
 	}
 	fl := r.flow()
 	text, ok := fl.text(fl.arg(call, i), 0)
@@ -214,7 +181,7 @@ func (r *Result) queryBody(call *ast.CallExpr, a *signals.API) bool {
 // identityArg names the instance identity among the arguments of call (a
 // statement keyed by os.Hostname(), a pod name, a field initialised from
 // them), or "".
-func (r *Result) identityArg(call *ast.CallExpr, a *signals.API) string {
+func (r *Result) identityArg(call *ast.CallExpr) string {
 	if len(call.Args) < 2 {
 		return ""
 	}

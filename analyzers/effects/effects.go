@@ -30,9 +30,15 @@ type Effect struct {
 	// accumulate or converge, so it is no evidence for a default report:
 	// shown under the strict profile and in the inventory only.
 	Unknown bool
-	API     string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where   string // file:line of that call, for messages in other packages
-	Via     string // the function the effect is reached through, if not direct
+	// Stmt links an unknown SQL write to the statement parameter (1-based)
+	// of the function the effect is reached through, so that a call which
+	// passes a readable statement classifies it; 0 when not a parameter.
+	// StmtGate: that function returns the statement's answer.
+	Stmt     int
+	StmtGate bool
+	API      string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where    string // file:line of that call, for messages in other packages
+	Via      string // the function the effect is reached through, if not direct
 }
 
 // Duplicates reports whether running the effect on every replica is
@@ -329,7 +335,7 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := e.Kind + "\x00" + e.Resource + "\x00" + e.API
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", e.Kind, e.Resource, e.API, e.Stmt)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -428,6 +434,9 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 	for _, e := range s.Effects {
 		if e.Via == "" {
 			e.Via = funcName(fn)
+		}
+		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
+			continue // the statement this call hands on is a read, a claim, per-replica
 		}
 		ev.Effects = append(ev.Effects, e)
 	}

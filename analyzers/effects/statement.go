@@ -1,0 +1,115 @@
+package effects
+
+import (
+	"go/ast"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/gatesift/gatesift-vet/analyzers/sqltext"
+)
+
+// statement decides what a readable SQL statement run by call does: it
+// coordinates (an advisory lock, a SKIP LOCKED claim, a conditional write
+// whose answer gates the work), has no effect (a read, a write keyed by the
+// instance's own identity), or is the effect e, filled in. It reports
+// whether e is kept.
+//
+// at is the call whose answer gates the work: the statement's own call, or,
+// for a statement handed to a helper, the call of the helper. answered says
+// at's result carries the statement's answer (a helper that does not return
+// it cannot gate a claim).
+func (r *Result) statement(at *ast.CallExpr, text string, answered bool, ev *Event, e *Effect) bool {
+	st := sqltext.Classify(text)
+	gate := func() gateUse {
+		if !answered {
+			return gateUse{}
+		}
+		return r.gate(at)
+	}
+	switch {
+	case st.AdvisoryLock != "" && strings.HasPrefix(st.AdvisoryLock, "pg_"):
+		if strings.Contains(st.AdvisoryLock, "unlock") {
+			return false
+		}
+		// pg_advisory_lock waits; pg_try_advisory_lock coordinates only
+		// when its answer gates the work.
+		if !strings.Contains(st.AdvisoryLock, "try") {
+			ev.Coordination = st.AdvisoryLock
+		} else if g := gate(); g.checked {
+			ev.Coordination, ev.Gate = st.AdvisoryLock, g.returned
+		}
+		return false
+	case st.Claim && st.Kind == sqltext.Select:
+		ev.Coordination = "claim (" + claimName(st) + ")"
+		return false
+	case st.Claim:
+		// A conditional write is a claim only when its affected-row
+		// count or returned value decides whether the work runs.
+		if g := gate(); g.checked {
+			ev.Coordination, ev.Gate = "claim ("+claimName(st)+")", g.returned
+			return false
+		}
+	case !st.Writes:
+		return false
+	}
+	if id := r.identityArg(at); id != "" {
+		return false // keyed by the instance's own identity: per-replica by design
+	}
+	e.Kind, e.Unknown, e.Stmt, e.StmtGate = string(st.Kind), false, 0, false
+	if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
+		e.Kind = "write"
+	}
+	if st.Increment {
+		e.Kind = "increment"
+	}
+	e.Idempotent = st.Idempotent
+	if len(st.Tables) > 0 && !strings.Contains(st.Tables[0], dynamicPart) {
+		e.Resource = "table " + st.Tables[0]
+	}
+	return true
+}
+
+// paramOf returns the index among its function's parameters of the
+// parameter that call's i-th argument is, or -1: a helper that runs the
+// statement its caller hands it (func (s *Store) exec(ctx, q string, ...)).
+func (r *Result) paramOf(call *ast.CallExpr, i int) int {
+	if i < 0 || i >= len(call.Args) {
+		return -1
+	}
+	fl := r.flow()
+	p, ok := fl.arg(call, i).(*ssa.Parameter)
+	if !ok || p.Parent() == nil || p.Parent().Parent() != nil {
+		return -1 // not a parameter, or one of a closure
+	}
+	params := p.Parent().Params
+	off := 0
+	if p.Parent().Signature.Recv() != nil {
+		off = 1
+	}
+	for j, x := range params {
+		if x == p && j >= off {
+			return j - off
+		}
+	}
+	return -1
+}
+
+// resolveStatement reads, at a call of a helper, the statement the helper
+// runs as its parameter e.Stmt-1, and replaces the helper's unknown write
+// by what that statement does. It reports whether e (possibly rewritten:
+// still unknown, or linked to the caller's own parameter) is kept.
+func (r *Result) resolveStatement(call *ast.CallExpr, e *Effect, ev *Event) bool {
+	idx := e.Stmt - 1
+	text, ok := r.statementText(call, idx)
+	if !ok {
+		e.Stmt = 0
+		if p := r.paramOf(call, idx); p >= 0 {
+			// Handed on again: the caller's callers may say.
+			e.Stmt = p + 1
+			e.StmtGate = e.StmtGate && r.gate(call).returned
+		}
+		return true
+	}
+	return r.statement(call, text, e.StmtGate, ev, e)
+}
