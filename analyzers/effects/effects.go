@@ -378,7 +378,13 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 // event classifies one call.
 func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit) {
 	ev.Call = call
-	fn, _ := typeutil.Callee(r.pass.TypesInfo, call).(*types.Func)
+	callee := typeutil.Callee(r.pass.TypesInfo, call)
+	fn, _ := callee.(*types.Func)
+	if v, ok := callee.(*types.Var); ok && statementLike(v) {
+		// s.exec(ctx, q) with exec holding db.ExecContext: what every
+		// value stored into the variable denotes.
+		fn = r.flow().funcValue(call)
+	}
 	if fn == nil {
 		return ev, nil
 	}
@@ -441,6 +447,23 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 		ev.Effects = append(ev.Effects, e)
 	}
 	return ev, nil
+}
+
+// statementLike: a variable of function type that takes a string (a
+// statement, a key): worth resolving through value flow. Other function
+// values stay unresolved, which keeps the SSA form unbuilt for most
+// packages.
+func statementLike(v *types.Var) bool {
+	sig, ok := v.Type().Underlying().(*types.Signature)
+	if !ok {
+		return false
+	}
+	for i := 0; i < sig.Params().Len(); i++ {
+		if b, ok := sig.Params().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.String {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Result) hasTTL(call *ast.CallExpr, a *signals.API) bool {

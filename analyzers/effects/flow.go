@@ -452,3 +452,56 @@ func (fl *flow) storedIdentity(key any, depth int) string {
 	}
 	return id
 }
+
+// funcValue resolves a call through a function value (a struct field or a
+// variable holding db.ExecContext, a package function or a method value)
+// to the one function every value stored into it denotes, or nil.
+func (fl *flow) funcValue(call *ast.CallExpr) *types.Func {
+	c := fl.common(call)
+	if c == nil || c.IsInvoke() || c.StaticCallee() != nil {
+		return nil
+	}
+	return fl.funcOf(c.Value, 0)
+}
+
+func (fl *flow) funcOf(v ssa.Value, depth int) *types.Func {
+	if v == nil || depth > maxDepth {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.Function:
+		fn, _ := v.Object().(*types.Func) // a bound method wrapper names its method
+		return fn
+	case *ssa.MakeClosure:
+		return fl.funcOf(v.Fn, depth+1)
+	case *ssa.ChangeType:
+		return fl.funcOf(v.X, depth+1)
+	case *ssa.Phi:
+		return fl.sameFunc(v.Edges, depth)
+	case *ssa.FreeVar:
+		return fl.sameFunc(bindings(v), depth)
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if k := storeKey(v.X); k != nil {
+				return fl.sameFunc(fl.stores[k], depth)
+			}
+		}
+	case *ssa.Field:
+		if f := fieldOf(v.X.Type(), v.Field); f != nil {
+			return fl.sameFunc(fl.stores[f], depth)
+		}
+	}
+	return nil
+}
+
+func (fl *flow) sameFunc(vals []ssa.Value, depth int) *types.Func {
+	var out *types.Func
+	for _, v := range vals {
+		fn := fl.funcOf(v, depth+1)
+		if fn == nil || out != nil && fn != out {
+			return nil
+		}
+		out = fn
+	}
+	return out
+}
