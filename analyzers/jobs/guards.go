@@ -94,6 +94,7 @@ func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node
 			if depth < maxReach {
 				return f.entriesCoordination(fn, depth)
 			}
+			f.reachCut = true
 			return "", nil
 		}
 	}

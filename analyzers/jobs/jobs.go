@@ -114,8 +114,10 @@ type finder struct {
 	// schedulerVars: scheduler variables assigned in this package, and
 	// whether their constructor was given a distributed option.
 	schedulerVars map[types.Object]bool
-	// reach memoises entriesCoordination per function.
-	reach map[*types.Func]reachResult
+	// reach memoises entriesCoordination per function; reachCut records
+	// that a computation stopped at maxReach.
+	reach    map[*types.Func]reachResult
+	reachCut bool
 }
 
 func run(pass *analysis.Pass) (res any, err error) {

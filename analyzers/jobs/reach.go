@@ -30,8 +30,17 @@ func (f *finder) entriesCoordination(fn *types.Func, depth int) (string, ast.Nod
 		return r.name, r.node
 	}
 	f.reach[fn] = reachResult{busy: true}
+	outerCut := f.reachCut
+	f.reachCut = false
 	name, node := f.computeEntries(fn, depth)
-	f.reach[fn] = reachResult{name: name, node: node}
+	if f.reachCut && name == "" {
+		// Cut short by maxReach: asked from closer to an entry point the
+		// answer may differ, so it is not kept.
+		delete(f.reach, fn)
+	} else {
+		f.reach[fn] = reachResult{name: name, node: node}
+	}
+	f.reachCut = f.reachCut || outerCut
 	return name, node
 }
 

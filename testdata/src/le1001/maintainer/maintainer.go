@@ -165,3 +165,38 @@ func (b *beacon) tick() {
 	b.db.Exec(`INSERT INTO beacons (at) VALUES (now())`)
 	time.AfterFunc(time.Minute, b.tick)
 }
+
+// A chain of starters eight calls deep below an election callback. The
+// search for entry points stops six functions up: deep1's ticker is beyond
+// it and reported (the bound is a trade-off of cost for reach), deep4's is
+// within it; deep4's answer must not be the one cut short while deep1 was
+// judged.
+type deep struct{ db *sql.DB }
+
+func (d *deep) deep1(ctx context.Context) {
+	for range time.Tick(time.Hour) { // want `time.Tick runs loop body on every replica every 1h0m0s: it inserts into table deep_runs; guarded by nothing`
+		d.db.ExecContext(ctx, `INSERT INTO deep_runs (at) VALUES (now())`)
+	}
+}
+func (d *deep) deep2(ctx context.Context) { d.deep1(ctx) }
+func (d *deep) deep3(ctx context.Context) { d.deep2(ctx) }
+
+// Negative: four calls below the callback.
+func (d *deep) deep4(ctx context.Context) {
+	d.deep3(ctx)
+	for range time.Tick(time.Hour) {
+		d.db.ExecContext(ctx, `INSERT INTO deep_runs (at) VALUES (now())`)
+	}
+}
+func (d *deep) deep5(ctx context.Context) { d.deep4(ctx) }
+func (d *deep) deep6(ctx context.Context) { d.deep5(ctx) }
+func (d *deep) deep7(ctx context.Context) { d.deep6(ctx) }
+func (d *deep) deep8(ctx context.Context) { d.deep7(ctx) }
+
+func (d *deep) elect(ctx context.Context, lec leaderelection.LeaderElectionConfig) {
+	lec.Callbacks = leaderelection.LeaderCallbacks{
+		OnStartedLeading: func(ctx context.Context) { d.deep8(ctx) },
+		OnStoppedLeading: func() {},
+	}
+	leaderelection.RunOrDie(ctx, lec)
+}
