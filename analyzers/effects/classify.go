@@ -52,7 +52,7 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			}
 			break
 		}
-		if !r.statement(call, text, true, ev, &e) {
+		if !r.statement(call, i, text, true, ev, &e) {
 			return
 		}
 	case "http":

@@ -446,11 +446,58 @@ func (fl *flow) storedIdentity(key any, depth int) string {
 	}
 	id := ""
 	for _, v := range vals {
-		if id = fl.identity(v, depth+1); id == "" {
+		if id = fl.identity(v, depth+1); id == "" && randomID(v, 0) {
+			id = "an ID the instance generated for itself"
+		}
+		if id == "" {
 			return ""
 		}
 	}
 	return id
+}
+
+// idPackage: packages that mint random identifiers.
+var idPackage = regexp.MustCompile(`(^|/)(uuid|go\.uuid|xid|ulid|ksuid)(/v\d+)?$`)
+
+// randomID: v is a freshly minted random identifier (uuid.New(),
+// uuid.NewString(), uuid.Must(uuid.NewRandom()).String(), xid.New()).
+// Stored once into a field, it names the instance (or the holder) that
+// minted it; used directly it is a new key per call, and it does not count.
+func randomID(v ssa.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.MakeInterface:
+		return randomID(v.X, depth+1)
+	case *ssa.ChangeType:
+		return randomID(v.X, depth+1)
+	case *ssa.Convert:
+		return randomID(v.X, depth+1)
+	case *ssa.Extract:
+		return randomID(v.Tuple, depth+1)
+	case *ssa.Call:
+		callee := v.Call.StaticCallee()
+		if callee == nil {
+			return false
+		}
+		fn, _ := callee.Object().(*types.Func)
+		if fn == nil || fn.Pkg() == nil {
+			return false
+		}
+		if idPackage.MatchString(fn.Pkg().Path()) {
+			if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+				// id.String() of a minted id
+				return fn.Name() == "String" && len(v.Call.Args) > 0 && randomID(v.Call.Args[0], depth+1)
+			}
+			return strings.HasPrefix(fn.Name(), "New") || fn.Name() == "Must" || fn.Name() == "Make"
+		}
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			return randomID(v.X, depth+1) // the receiver of id.String() on a pointer
+		}
+	}
+	return false
 }
 
 // funcValue resolves a call through a function value (a struct field or a

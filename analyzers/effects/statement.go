@@ -2,6 +2,8 @@ package effects
 
 import (
 	"go/ast"
+	"go/types"
+	"regexp"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -16,10 +18,11 @@ import (
 // whether e is kept.
 //
 // at is the call whose answer gates the work: the statement's own call, or,
-// for a statement handed to a helper, the call of the helper. answered says
-// at's result carries the statement's answer (a helper that does not return
-// it cannot gate a claim).
-func (r *Result) statement(at *ast.CallExpr, text string, answered bool, ev *Event, e *Effect) bool {
+// for a statement handed to a helper, the call of the helper; query is the
+// index of the statement among at's arguments. answered says at's result
+// carries the statement's answer (a helper that does not return it cannot
+// gate a claim).
+func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bool, ev *Event, e *Effect) bool {
 	st := sqltext.Classify(text)
 	gate := func() gateUse {
 		if !answered {
@@ -56,6 +59,12 @@ func (r *Result) statement(at *ast.CallExpr, text string, answered bool, ev *Eve
 	if id := r.identityArg(at); id != "" {
 		return false // keyed by the instance's own identity: per-replica by design
 	}
+	if perReplicaTable.MatchString(sqltext.Normalize(text)) && r.keyOutOfSight(at, query) {
+		// A heartbeat or registration table whose key comes from where the
+		// analysis cannot follow (a parameter struct of generated code):
+		// most likely the instance's own row. A constant key is not.
+		return false
+	}
 	e.Kind, e.Unknown, e.Stmt, e.StmtGate = string(st.Kind), false, 0, false
 	if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
 		e.Kind = "write"
@@ -68,6 +77,35 @@ func (r *Result) statement(at *ast.CallExpr, text string, answered bool, ev *Eve
 		e.Resource = "table " + st.Tables[0]
 	}
 	return true
+}
+
+// perReplicaTable: tables and columns that record the instance itself
+// (heartbeats, registrations). The table name alone is not evidence: it
+// counts only when the statement's key cannot be followed (keyOutOfSight).
+var perReplicaTable = regexp.MustCompile(`\b(heartbeats?|last_seen(_at)?|last_heartbeat(_at)?|alive_at|instances|replicas|node_status|worker_heartbeats?)\b`)
+
+// keyOutOfSight: the statement's arguments (other than the statement and
+// contexts) include a value the analysis cannot follow and no constant.
+func (r *Result) keyOutOfSight(call *ast.CallExpr, query int) bool {
+	hidden := false
+	for i, a := range call.Args {
+		if i == query || isContextType(r.pass.TypesInfo.TypeOf(a)) {
+			continue
+		}
+		if tv, ok := r.pass.TypesInfo.Types[a]; ok && tv.Value != nil {
+			return false
+		}
+		hidden = true
+	}
+	return hidden
+}
+
+func isContextType(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
 
 // paramOf returns the index among its function's parameters of the
@@ -111,5 +149,5 @@ func (r *Result) resolveStatement(call *ast.CallExpr, e *Effect, ev *Event) bool
 		}
 		return true
 	}
-	return r.statement(call, text, e.StmtGate, ev, e)
+	return r.statement(call, idx, text, e.StmtGate, ev, e)
 }

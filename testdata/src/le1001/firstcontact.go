@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 )
 
@@ -217,5 +218,43 @@ func saveAll(db *gorm.DB, s *session) {
 func countSessions(db *gorm.DB) {
 	for range time.Tick(time.Hour) { // want `time.Tick runs loop body on every replica every 1h0m0s: it increments; guarded by nothing`
 		db.Model(&stat{}).Update("n", gorm.Expr("n + ?", 1))
+	}
+}
+
+// Negative: a heartbeat table whose key comes from a parameter the analysis
+// cannot follow: most likely this instance's row.
+func touchInstance(db *sql.DB, id string) {
+	for range time.Tick(10 * time.Second) {
+		db.Exec(`UPDATE instances SET last_seen = now() WHERE id = $1`, id)
+	}
+}
+
+// Positive twin: the same out-of-sight key on a table that records no
+// instance.
+func touchAccount(db *sql.DB, id string) {
+	for range time.Tick(10 * time.Second) { // want `time.Tick runs loop body on every replica every 10s: it updates table accounts; guarded by nothing`
+		db.Exec(`UPDATE accounts SET seen = now() WHERE id = $1`, id)
+	}
+}
+
+// worker rows are keyed by an ID the worker mints for itself at start.
+type worker struct {
+	db *sql.DB
+	id string
+}
+
+func newWorker(db *sql.DB) *worker { return &worker{db: db, id: uuid.New().String()} }
+
+// Negative: the heartbeat is keyed by the worker's own minted ID.
+func (w *worker) beat(ctx context.Context) {
+	for range time.Tick(10 * time.Second) {
+		w.db.ExecContext(ctx, `UPDATE workers SET seen = now() WHERE id = $1`, w.id)
+	}
+}
+
+// Positive twin: a fresh ID on every run is a new row every run.
+func (w *worker) ping(ctx context.Context) {
+	for range time.Tick(10 * time.Second) { // want `time.Tick runs loop body on every replica every 10s: it inserts into table pings; guarded by nothing`
+		w.db.ExecContext(ctx, `INSERT INTO pings (id, at) VALUES ($1, now())`, uuid.NewString())
 	}
 }
