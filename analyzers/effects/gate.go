@@ -52,6 +52,9 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		if u, isAddr := ast.Unparen(e).(*ast.UnaryExpr); isAddr && u.Op == token.AND {
 			e = u.X
 		}
+		if sel, isSel := ast.Unparen(e).(*ast.SelectorExpr); isSel {
+			e = sel.Sel // s.won = ok: the field carries the answer
+		}
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		if !ok {
 			return false
@@ -112,6 +115,13 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		case *ast.SwitchStmt:
 			if n.Tag != nil && n.Pos() > call.Pos() && mentions(n.Tag) {
 				use.checked = true
+			}
+		case *ast.CaseClause:
+			// switch { case !won: return }
+			for _, x := range n.List {
+				if n.Pos() > call.Pos() && mentions(x) && (returnsEarly(&ast.BlockStmt{List: n.Body}) || len(r.Scan(&ast.BlockStmt{List: n.Body}).Effects()) > 0) {
+					use.checked = true
+				}
 			}
 		case *ast.ReturnStmt:
 			for _, res := range n.Results {

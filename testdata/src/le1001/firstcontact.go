@@ -258,3 +258,43 @@ func (w *worker) ping(ctx context.Context) {
 		w.db.ExecContext(ctx, `INSERT INTO pings (id, at) VALUES ($1, now())`, uuid.NewString())
 	}
 }
+
+type lockedRun struct {
+	db  *sql.DB
+	won bool
+}
+
+// Negative: the try-lock's answer is kept in a field and tested in a
+// tagless switch.
+func (l *lockedRun) run(ctx context.Context) {
+	for range time.Tick(time.Minute) {
+		tx, _ := l.db.BeginTx(ctx, nil)
+		var ok bool
+		tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(7)`).Scan(&ok)
+		l.won = ok
+		switch {
+		case !l.won:
+			tx.Rollback()
+			continue
+		}
+		tx.ExecContext(ctx, `INSERT INTO invoices (account_id) SELECT id FROM accounts WHERE due`)
+		tx.Commit()
+	}
+}
+
+// Positive twin: the switch tests something else.
+func (l *lockedRun) runUnchecked(ctx context.Context, paused bool) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table invoices; guarded by nothing`
+		tx, _ := l.db.BeginTx(ctx, nil)
+		var ok bool
+		tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(7)`).Scan(&ok)
+		l.won = ok
+		switch {
+		case paused:
+			tx.Rollback()
+			continue
+		}
+		tx.ExecContext(ctx, `INSERT INTO invoices (account_id) SELECT id FROM accounts WHERE due`)
+		tx.Commit()
+	}
+}
