@@ -14,9 +14,42 @@ import (
 // whose value the analysis cannot see is unknown, not accumulating. Inserts
 // keep their kind: a new row per run accumulates.
 func (r *Result) ormWrite(call *ast.CallExpr, fn *types.Func, e *Effect) {
-	if fn.Pkg() == nil || fn.Pkg().Path() != "gorm.io/gorm" {
+	if fn.Pkg() == nil {
 		return
 	}
+	switch fn.Pkg().Path() {
+	case "gorm.io/gorm":
+		r.gormWrite(call, fn, e)
+	case "xorm.io/xorm":
+		r.xormWrite(call, fn, e)
+	}
+}
+
+// xormWrite: Session/Engine Update and Delete. Incr/Decr in the chain make
+// an Update an increment; a map of constants is an update to a value; a
+// bean is a value the analysis does not see (unknown). A Delete narrowed by
+// ID, Where, In or And deletes by predicate (idempotent).
+func (r *Result) xormWrite(call *ast.CallExpr, fn *types.Func, e *Effect) {
+	switch fn.Name() {
+	case "Update":
+		switch {
+		case r.chainHas(call, "Incr", "Decr"):
+			e.Kind = "increment"
+		case len(call.Args) >= 1 && r.constantLiteral(call.Args[0]) && !r.chainHas(call, "SetExpr"):
+			e.Idempotent = true
+		default:
+			e.Unknown = true
+		}
+	case "Delete":
+		if r.chainHas(call, "ID", "Where", "In", "And") {
+			e.Idempotent = true
+		} else {
+			e.Unknown = true
+		}
+	}
+}
+
+func (r *Result) gormWrite(call *ast.CallExpr, fn *types.Func, e *Effect) {
 	switch fn.Name() {
 	case "Update", "UpdateColumn":
 		if len(call.Args) < 2 {
