@@ -84,6 +84,20 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			return // the instance's own key, or coordination state
 		}
 		e.Resource = "redis key " + key
+	case "write":
+		// A write whose statement or payload the call does not show: a
+		// prepared statement (read back from its Prepare), a batch.
+		if text, ok := r.preparedText(call); ok {
+			if !r.statement(call, -1, text, true, ev, &e) {
+				return
+			}
+			break
+		}
+		if !isRedis(a.Pkg) {
+			e.Unknown = true // scripts keep their rule: they count by their keys, below
+			break
+		}
+		fallthrough
 	default:
 		if r.queryBody(call, a) {
 			return

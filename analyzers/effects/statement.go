@@ -2,6 +2,7 @@ package effects
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"regexp"
 	"strings"
@@ -106,6 +107,57 @@ func isContextType(t types.Type) bool {
 	}
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+// preparedText reads the statement of a prepared statement's Exec from the
+// Prepare (or PrepareContext) call that made its receiver, directly or
+// through the field or variable it was kept in.
+func (r *Result) preparedText(call *ast.CallExpr) (string, bool) {
+	fl := r.flow()
+	c := fl.common(call)
+	if c == nil || c.IsInvoke() || c.Signature().Recv() == nil || len(c.Args) == 0 {
+		return "", false
+	}
+	return fl.prepared(c.Args[0], 0)
+}
+
+func (fl *flow) prepared(v ssa.Value, depth int) (string, bool) {
+	if depth > maxDepth {
+		return "", false
+	}
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if k := storeKey(v.X); k != nil && v.Op == token.MUL {
+			out, found := "", false
+			for _, s := range fl.stores[k] {
+				text, ok := fl.prepared(s, depth+1)
+				if !ok || found && text != out {
+					return "", false
+				}
+				out, found = text, true
+			}
+			return out, found
+		}
+	case *ssa.Extract:
+		prep, ok := v.Tuple.(*ssa.Call)
+		if !ok || v.Index != 0 {
+			return "", false
+		}
+		callee := prep.Call.StaticCallee()
+		if callee == nil || !strings.HasPrefix(callee.Name(), "Prepare") {
+			return "", false
+		}
+		for _, a := range prep.Call.Args {
+			if b, ok := a.Type().Underlying().(*types.Basic); ok && b.Kind() == types.String {
+				text, ok := fl.text(a, 0)
+				if ok && strings.TrimSpace(strings.ReplaceAll(text, dynamicPart, "")) != "" {
+					return text, true
+				}
+				return "", false
+			}
+		}
+	}
+	return "", false
 }
 
 // paramOf returns the index among its function's parameters of the
