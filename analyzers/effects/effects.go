@@ -405,8 +405,15 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 				return true
 			})
 		}
-		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" && !r.hasTTL(call, a) {
-			ev.Coordination = "" // SET NX without a TTL coordinates nothing safely (LE3001)
+		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" {
+			switch g := r.gate(call); {
+			case !r.hasTTL(call, a):
+				ev.Coordination = "" // SET NX without a TTL coordinates nothing safely (LE3001)
+			case !g.checked:
+				ev.Coordination = "" // SET NX whose answer is dropped: every replica goes on
+			default:
+				ev.Gate = g.returned
+			}
 		}
 		return ev, coordinated
 	}

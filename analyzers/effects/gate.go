@@ -113,19 +113,19 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 				use.checked = true
 			}
 		case *ast.SwitchStmt:
-			if n.Tag != nil && n.Pos() > call.Pos() && mentions(n.Tag) {
+			if n.Tag != nil && n.End() > call.Pos() && mentions(n.Tag) {
 				use.checked = true
 			}
 		case *ast.CaseClause:
 			// switch { case !won: return }
 			for _, x := range n.List {
-				if n.Pos() > call.Pos() && mentions(x) && (returnsEarly(&ast.BlockStmt{List: n.Body}) || len(r.Scan(&ast.BlockStmt{List: n.Body}).Effects()) > 0) {
+				if n.End() > call.Pos() && mentions(x) && (returnsEarly(&ast.BlockStmt{List: n.Body}) || len(r.Scan(&ast.BlockStmt{List: n.Body}).Effects()) > 0) {
 					use.checked = true
 				}
 			}
 		case *ast.ReturnStmt:
 			for _, res := range n.Results {
-				if n.Pos() > call.Pos() && mentions(res) && !isError(info.TypeOf(res)) {
+				if n.End() > call.Pos() && mentions(res) && !isError(info.TypeOf(res)) {
 					use.checked, use.returned = true, true
 				}
 			}
