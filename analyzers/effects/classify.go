@@ -111,6 +111,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			if isRedis(a.Pkg) && lockKey.MatchString(key) {
 				return // coordination state (the LE3xxx rules judge it), not the work's effect
 			}
+			if strings.Contains(key, "*") && r.identityKey(call, a) {
+				return // "beats:" + s.host with host from os.Hostname: the instance's own key
+			}
 			if key != "" {
 				e.Resource = resourcePrefix(a.Pkg) + key
 			}
@@ -190,6 +193,17 @@ func (r *Result) queryBody(call *ast.CallExpr, a *signals.API) bool {
 		}
 	}
 	return false
+}
+
+// identityKey: the key argument of call carries the instance's identity
+// (seen through value flow: a field set from os.Hostname, a pod name).
+func (r *Result) identityKey(call *ast.CallExpr, a *signals.API) bool {
+	i, ok := a.Arg("key")
+	if !ok {
+		return false
+	}
+	fl := r.flow()
+	return fl.identity(fl.arg(call, i), 0) != ""
 }
 
 // identityArg names the instance identity among the arguments of call (a
