@@ -8,15 +8,12 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/sqltext"
 	"github.com/gatesift/gatesift-vet/signals"
 )
-
-// perReplicaSQL: tables and columns that record the instance itself
-// (heartbeats, registrations); writing them on every replica is the point.
-var perReplicaSQL = regexp.MustCompile(`\b(heartbeats?|last_seen(_at)?|last_heartbeat(_at)?|alive_at|instances|replicas|node_status|worker_heartbeats?)\b`)
 
 // lockKey: Redis keys that hold locks and leases.
 var lockKey = regexp.MustCompile(`(?i)(^|[:._/-])(lock|locks|mutex|leader|lease|election)([:._/*-]|$)`)
@@ -34,41 +31,29 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	case "consume":
 		ev.Consume = true
 		return
+	case "telemetry":
+		ev.Telemetry = true
+		return
+	case "query-body":
+		return
 	case "sql", "sqlread":
-		text, ok := r.constString(arg("query"))
+		i, _ := a.Arg("query")
+		text, ok := r.statementText(call, i)
 		if !ok {
 			if a.Kind == "sqlread" {
 				return // a query we cannot read is not evidence of a write
 			}
-			e.Kind = "write"
+			// A statement we cannot read may insert or converge: unknown,
+			// silent unless the strict profile asks. When it is a parameter
+			// of this function, its callers may say what it is.
+			e.Kind, e.Unknown = "write", true
+			if p := r.paramOf(call, i); p >= 0 {
+				e.Stmt, e.StmtGate = p+1, r.gate(call).returned
+			}
 			break
 		}
-		st := sqltext.Classify(text)
-		switch {
-		case st.AdvisoryLock != "" && strings.HasPrefix(st.AdvisoryLock, "pg_"):
-			if !strings.Contains(st.AdvisoryLock, "unlock") {
-				ev.Coordination = st.AdvisoryLock
-			}
+		if !r.statement(call, i, text, true, ev, &e) {
 			return
-		case st.Claim && (st.Kind == sqltext.Select || r.resultUsed(call)):
-			ev.Coordination = "claim (" + claimName(st) + ")"
-			return
-		case !st.Writes:
-			return
-		}
-		if perReplicaSQL.MatchString(sqltext.Normalize(text)) {
-			return
-		}
-		e.Kind = string(st.Kind)
-		if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
-			e.Kind = "write"
-		}
-		if st.Increment {
-			e.Kind = "increment"
-		}
-		e.Idempotent = st.Idempotent
-		if len(st.Tables) > 0 {
-			e.Resource = "table " + st.Tables[0]
 		}
 	case "http":
 		m, ok := r.constString(arg("method"))
@@ -78,6 +63,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		switch strings.ToUpper(m) {
 		case "GET", "HEAD", "OPTIONS", "":
 			return
+		}
+		if r.queryBody(call, a) {
+			return // the request asks (an OCSP status query), it changes nothing
 		}
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
@@ -96,7 +84,25 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			return // the instance's own key, or coordination state
 		}
 		e.Resource = "redis key " + key
+	case "write":
+		// A write whose statement or payload the call does not show: a
+		// prepared statement (read back from its Prepare), a batch.
+		if text, ok := r.preparedText(call); ok {
+			if !r.statement(call, -1, text, true, ev, &e) {
+				return
+			}
+			break
+		}
+		if !isRedis(a.Pkg) {
+			e.Unknown = true // scripts keep their rule: they count by their keys, below
+			break
+		}
+		fallthrough
 	default:
+		if r.queryBody(call, a) {
+			return
+		}
+		r.ormWrite(call, fn, &e)
 		if k := arg("key"); k != nil {
 			key := r.keyText(k)
 			if key == "" && isRedis(a.Pkg) {
@@ -104,6 +110,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			}
 			if isRedis(a.Pkg) && lockKey.MatchString(key) {
 				return // coordination state (the LE3xxx rules judge it), not the work's effect
+			}
+			if strings.Contains(key, "*") && r.identityKey(call, a) {
+				return // "beats:" + s.host with host from os.Hostname: the instance's own key
 			}
 			if key != "" {
 				e.Resource = resourcePrefix(a.Pkg) + key
@@ -114,10 +123,103 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 }
 
 func claimName(st sqltext.Statement) string {
-	if st.Kind == sqltext.Select {
+	switch st.Kind {
+	case sqltext.Select:
 		return "FOR UPDATE SKIP LOCKED"
+	case sqltext.Insert:
+		return "conditional upsert"
 	}
 	return "compare-and-set UPDATE"
+}
+
+// statementText reads the i-th argument of call as a statement: a
+// constant expression, or through value flow.
+func (r *Result) statementText(call *ast.CallExpr, i int) (string, bool) {
+	if i < 0 || i >= len(call.Args) {
+		return "", false
+	}
+	if text, ok := r.constString(call.Args[i]); ok {
+		return text, true
+	}
+	fl := r.flow()
+	text, ok := fl.text(fl.arg(call, i), 0)
+	if !ok || strings.TrimSpace(strings.ReplaceAll(text, dynamicPart, "")) == "" {
+		return "", false
+	}
+	return text, true
+}
+
+// queryBody: the call's request body (args.body) is built by a query-body
+// API of the knowledge base, seen through value flow (bytes.NewReader(req)
+// of req, _ := ocsp.CreateRequest(...)).
+func (r *Result) queryBody(call *ast.CallExpr, a *signals.API) bool {
+	i, ok := a.Arg("body")
+	if !ok || i >= len(call.Args) || r.pass.TypesInfo.Types[call.Args[i]].IsNil() {
+		return false
+	}
+	fl := r.flow()
+	v := fl.arg(call, i)
+	for depth := 0; v != nil && depth < maxDepth; depth++ {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Convert:
+			v = x.X
+		case *ssa.Extract:
+			v = x.Tuple
+		case *ssa.Call:
+			callee := x.Call.StaticCallee()
+			if callee == nil {
+				return false
+			}
+			fn, _ := callee.Object().(*types.Func)
+			if fn == nil || fn.Pkg() == nil {
+				return false
+			}
+			if b := r.kb.Match(signals.Effects, fn); b != nil && b.Kind == "query-body" {
+				return true
+			}
+			// A reader over the bytes: bytes.NewReader, bytes.NewBuffer,
+			// strings.NewReader.
+			if p := fn.Pkg().Path(); (p == "bytes" || p == "strings") && strings.HasPrefix(fn.Name(), "New") && len(x.Call.Args) == 1 {
+				v = x.Call.Args[0]
+				continue
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// identityKey: the key argument of call carries the instance's identity
+// (seen through value flow: a field set from os.Hostname, a pod name).
+func (r *Result) identityKey(call *ast.CallExpr, a *signals.API) bool {
+	i, ok := a.Arg("key")
+	if !ok {
+		return false
+	}
+	fl := r.flow()
+	return fl.identity(fl.arg(call, i), 0) != ""
+}
+
+// identityArg names the instance identity among the arguments of call (a
+// statement keyed by os.Hostname(), a pod name, a field initialised from
+// them), or "".
+func (r *Result) identityArg(call *ast.CallExpr) string {
+	if len(call.Args) < 2 {
+		return ""
+	}
+	fl := r.flow()
+	for _, v := range fl.args(call) {
+		if id := fl.identity(v, 0); id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 func isRedis(pkg string) bool {
@@ -224,46 +326,4 @@ func identityLike(e ast.Expr) bool {
 		return !found
 	})
 	return found
-}
-
-// resultUsed: the call's result is kept (a compare-and-set that checks
-// RowsAffected), not discarded.
-func (r *Result) resultUsed(call *ast.CallExpr) bool {
-	used := false
-	for _, f := range r.pass.Files {
-		if f.FileStart <= call.Pos() && call.End() <= f.FileEnd {
-			ast.Inspect(f, func(n ast.Node) bool {
-				if used {
-					return false
-				}
-				switch n := n.(type) {
-				case *ast.ExprStmt:
-					if n.X == call {
-						return false
-					}
-				case *ast.AssignStmt:
-					for i, rhs := range n.Rhs {
-						if rhs == call && len(n.Lhs) > 0 {
-							if id, ok := n.Lhs[min(i, len(n.Lhs)-1)].(*ast.Ident); !ok || id.Name != "_" {
-								used = true
-							}
-						}
-					}
-				case *ast.CallExpr:
-					if n != call {
-						for _, a := range n.Args {
-							if a == call {
-								used = true
-							}
-						}
-						if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.X == call {
-							used = true // db.Exec(...).RowsAffected()
-						}
-					}
-				}
-				return true
-			})
-		}
-	}
-	return used
 }

@@ -24,9 +24,27 @@ type Effect struct {
 	Kind       string // send, insert, update, delete, increment, write
 	Resource   string // "table charges", "redis key lock:billing", "" when unknown
 	Idempotent bool   // duplicated load, not a duplicated outcome
-	API        string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where      string // file:line of that call, for messages in other packages
-	Via        string // the function the effect is reached through, if not direct
+	// Unknown: a write whose nature the analysis cannot read (a statement
+	// it cannot fold, an ORM update whose value it cannot see). It may
+	// accumulate or converge, so it is no evidence for a default report:
+	// shown under the strict profile and in the inventory only.
+	Unknown bool
+	// Stmt links an unknown SQL write to the statement parameter (1-based)
+	// of the function the effect is reached through, so that a call which
+	// passes a readable statement classifies it; 0 when not a parameter.
+	// StmtGate: that function returns the statement's answer.
+	Stmt     int
+	StmtGate bool
+	API      string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where    string // file:line of that call, for messages in other packages
+	Via      string // the function the effect is reached through, if not direct
+}
+
+// Duplicates reports whether running the effect on every replica is
+// evidence for a report: an accumulating write or a send by default; any
+// write, idempotent and unknown ones included, under the strict profile.
+func (e Effect) Duplicates(strict bool) bool {
+	return strict || !e.Idempotent && !e.Unknown
 }
 
 func (e Effect) String() string {
@@ -44,16 +62,22 @@ type Summary struct {
 	// Coordination names the first coordination the function takes before
 	// its effects (a lock, a leader check, a claim), "" when none.
 	Coordination string
+	// Gate: the coordination is a claim whose answer the function returns
+	// (a tryClaim helper); it coordinates a caller that checks the answer.
+	Gate bool
 	// Consumes reports that the function pulls work from a queue, which is
 	// per-replica by design.
 	Consumes bool
+	// Telemetry reports that the function reads the process's own
+	// statistics (runtime, Prometheus registry, expvar).
+	Telemetry bool
 }
 
 // AFact marks Summary as a fact.
 func (*Summary) AFact() {}
 
 func (s *Summary) String() string {
-	return fmt.Sprintf("effects(%d, coord=%q, consumes=%v)", len(s.Effects), s.Coordination, s.Consumes)
+	return fmt.Sprintf("effects(%d, coord=%q, consumes=%v, telemetry=%v)", len(s.Effects), s.Coordination, s.Consumes, s.Telemetry)
 }
 
 // Reaches is a package fact: some function of the package has a summary,
@@ -80,6 +104,7 @@ type Result struct {
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
 	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa      *flow                     // value flow, built on first use
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -134,7 +159,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -262,7 +287,11 @@ type Event struct {
 	Effects []Effect // reached by this call
 	// Coordination names coordination taken by this call ("" for none).
 	Coordination string
-	Consume      bool
+	// Gate: the coordination is a claim whose answer the function returns;
+	// it coordinates a caller only when the caller checks that answer.
+	Gate      bool
+	Consume   bool
+	Telemetry bool // reads the process's own statistics
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -304,16 +333,26 @@ func (s *Scanned) Consumes() bool {
 	return false
 }
 
+// Telemetry reports whether the code reads the process's own statistics.
+func (s *Scanned) Telemetry() bool {
+	for _, e := range s.Events {
+		if e.Telemetry {
+			return true
+		}
+	}
+	return false
+}
+
 // Summary folds the events into a function summary.
 func (s *Scanned) Summary(fn *types.Func) *Summary {
-	sum := &Summary{Consumes: s.Consumes()}
+	sum := &Summary{Consumes: s.Consumes(), Telemetry: s.Telemetry()}
 	if c := s.FirstCoordination(); c != nil {
-		sum.Coordination = c.Coordination
+		sum.Coordination, sum.Gate = c.Coordination, c.Gate
 		return sum // the effects are behind coordination: not the caller's problem
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := e.Kind + "\x00" + e.Resource + "\x00" + e.API
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", e.Kind, e.Resource, e.API, e.Stmt)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -344,7 +383,7 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 			for _, lit := range coordinated {
 				skip[lit] = true
 			}
-			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume {
+			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry {
 				out.Events = append(out.Events, ev)
 			}
 		}
@@ -356,7 +395,13 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 // event classifies one call.
 func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit) {
 	ev.Call = call
-	fn, _ := typeutil.Callee(r.pass.TypesInfo, call).(*types.Func)
+	callee := typeutil.Callee(r.pass.TypesInfo, call)
+	fn, _ := callee.(*types.Func)
+	if v, ok := callee.(*types.Var); ok && statementLike(v) {
+		// s.exec(ctx, q) with exec holding db.ExecContext: what every
+		// value stored into the variable denotes.
+		fn = r.flow().funcValue(call)
+	}
 	if fn == nil {
 		return ev, nil
 	}
@@ -377,8 +422,15 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 				return true
 			})
 		}
-		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" && !r.hasTTL(call, a) {
-			ev.Coordination = "" // SET NX without a TTL coordinates nothing safely (LE3001)
+		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" {
+			switch g := r.gate(call); {
+			case !r.hasTTL(call, a):
+				ev.Coordination = "" // SET NX without a TTL coordinates nothing safely (LE3001)
+			case !g.checked:
+				ev.Coordination = "" // SET NX whose answer is dropped: every replica goes on
+			default:
+				ev.Gate = g.returned
+			}
 		}
 		return ev, coordinated
 	}
@@ -398,15 +450,44 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 		return ev, nil
 	}
 	s := r.Of(fn)
-	ev.Consume = s.Consumes
+	ev.Consume, ev.Telemetry = s.Consumes, s.Telemetry
 	ev.Coordination = s.Coordination
+	if s.Gate {
+		// The helper returns its claim's answer: this call coordinates only
+		// when that answer gates the work here.
+		if g := r.gate(call); !g.checked {
+			ev.Coordination = ""
+		} else {
+			ev.Gate = g.returned
+		}
+	}
 	for _, e := range s.Effects {
 		if e.Via == "" {
 			e.Via = funcName(fn)
 		}
+		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
+			continue // the statement this call hands on is a read, a claim, per-replica
+		}
 		ev.Effects = append(ev.Effects, e)
 	}
 	return ev, nil
+}
+
+// statementLike: a variable of function type that takes a string (a
+// statement, a key): worth resolving through value flow. Other function
+// values stay unresolved, which keeps the SSA form unbuilt for most
+// packages.
+func statementLike(v *types.Var) bool {
+	sig, ok := v.Type().Underlying().(*types.Signature)
+	if !ok {
+		return false
+	}
+	for i := 0; i < sig.Params().Len(); i++ {
+		if b, ok := sig.Params().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.String {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Result) hasTTL(call *ast.CallExpr, a *signals.API) bool {

@@ -67,8 +67,9 @@ type Effect struct {
 	Kind       string `json:"kind"`               // send, insert, update, delete, increment, write
 	Resource   string `json:"resource,omitempty"` // "table charges", "redis key lock:billing"
 	Idempotent bool   `json:"idempotent,omitempty"`
-	API        string `json:"api"`           // the call with the effect
-	Via        string `json:"via,omitempty"` // the function it is reached through
+	Unknown    bool   `json:"unknown,omitempty"` // a write the analysis cannot read: silent unless strict
+	API        string `json:"api"`               // the call with the effect
+	Via        string `json:"via,omitempty"`     // the function it is reached through
 }
 
 // Entry is one job, lock or leader election.
@@ -188,7 +189,7 @@ func convert(list []effects.Effect) ([]Effect, []string) {
 	var out []Effect
 	var res []string
 	for _, e := range list {
-		out = append(out, Effect{Kind: e.Kind, Resource: e.Resource, Idempotent: e.Idempotent, API: e.API, Via: e.Via})
+		out = append(out, Effect{Kind: e.Kind, Resource: e.Resource, Idempotent: e.Idempotent, Unknown: e.Unknown, API: e.API, Via: e.Via})
 		if e.Resource != "" && !slices.Contains(res, e.Resource) {
 			res = append(res, e.Resource)
 		}
@@ -208,6 +209,9 @@ func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
 	case j.Consumes:
 		return PerReplica, "", "consumes a queue: each replica takes its own share"
 	case len(j.Shared(strict)) == 0:
+		if unknownOnly(j.Effects) {
+			return PerReplica, "", "its writes cannot be read (an unfolded statement, an opaque adapter): no evidence, silent unless -profile strict"
+		}
 		if len(j.Effects) > 0 {
 			return PerReplica, "", "its effects are idempotent: replicas duplicate load, not outcomes"
 		}
@@ -219,6 +223,19 @@ func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
 	default:
 		return Finding, "LE1001", "runs on every replica, guarded by nothing"
 	}
+}
+
+// unknownOnly: some effect is unknown and none accumulates.
+func unknownOnly(list []effects.Effect) bool {
+	unknown := false
+	for _, e := range list {
+		if e.Unknown {
+			unknown = true
+		} else if !e.Idempotent {
+			return false
+		}
+	}
+	return unknown
 }
 
 // Markdown writes entries as a Markdown table, one row per job, lock or

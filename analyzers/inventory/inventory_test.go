@@ -275,3 +275,22 @@ func TestGroupByBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownEffectsAreListed: a write the analysis cannot read is no
+// finding, but the inventory shows it as unknown, with the reason.
+func TestUnknownEffectsAreListed(t *testing.T) {
+	entries, _ := run(t)
+	for _, e := range entries {
+		if e.Function != "opaque" {
+			continue
+		}
+		if len(e.Effects) != 1 || !e.Effects[0].Unknown {
+			t.Errorf("opaque effects %+v, want one unknown write", e.Effects)
+		}
+		if !strings.Contains(e.Reason, "cannot be read") {
+			t.Errorf("opaque reason %q does not say its writes cannot be read", e.Reason)
+		}
+		return
+	}
+	t.Fatal("no inventory entry for opaque")
+}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -29,12 +30,26 @@ func (f *finder) finish(j *Job, stack []ast.Node) {
 			j.PerReplica = "//gatesift:per-replica on " + j.Func.Name.Name + ": " + d.Reason
 		}
 	}
+	if j.PerReplica == "" && j.Telemetry && httpSendsOnly(j.Effects) {
+		j.PerReplica = "posts this process's own statistics (the work reads its runtime or Prometheus metrics): per-replica telemetry"
+	}
 	if j.Coordination == "" {
 		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
 	}
 	j.Designation, j.DesignationNode = f.siteDesignation(stack, 0)
 	f.exportWrapper(j)
 	f.out.Jobs = append(f.out.Jobs, j)
+}
+
+// httpSendsOnly: every effect is an HTTP send (a report to an endpoint),
+// none a write to a store, a queue or a mailbox.
+func httpSendsOnly(list []effects.Effect) bool {
+	for _, e := range list {
+		if e.Kind != "send" || !strings.HasPrefix(e.API, "net/http.") && !strings.HasPrefix(e.Resource, "HTTP ") {
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // siteCoordination looks for coordination around the site: a coordinator
@@ -76,44 +91,14 @@ func (f *finder) siteCoordination(stack []ast.Node, depth int) (string, ast.Node
 			if f.kb.Match(signals.LeaderOnly, fn) != nil {
 				return n.Name.Name + " is declared leader-only", n.Name
 			}
-			if depth < 2 {
-				return f.callersCoordination(fn, depth)
+			if depth < maxReach {
+				return f.entriesCoordination(fn, depth)
 			}
+			f.reachCut = true
 			return "", nil
 		}
 	}
 	return "", nil
-}
-
-// callersCoordination: every in-package call of fn is coordinated.
-func (f *finder) callersCoordination(fn *types.Func, depth int) (string, ast.Node) {
-	var name string
-	var node ast.Node
-	calls := 0
-	f.insp.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if !push {
-			return true
-		}
-		call := n.(*ast.CallExpr)
-		if callee, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); callee != fn {
-			return true
-		}
-		calls++
-		c, cn := f.siteCoordination(stack, depth+1)
-		if c == "" {
-			name, node = "", nil
-			calls = -1 << 20 // one uncoordinated caller spoils it
-			return true
-		}
-		if calls > 0 {
-			name, node = c, cn
-		}
-		return true
-	})
-	if calls <= 0 {
-		return "", nil
-	}
-	return name, node
 }
 
 // coordinationBefore returns a coordinator call in the statements of block

@@ -41,14 +41,16 @@ type Job struct {
 	DesignationNode  ast.Node
 	PerReplica       string // why the work is per-replica, "" if not
 	Consumes         bool
+	Telemetry        bool // the work reads the process's own statistics
 }
 
-// Shared returns the effects that duplicate outcomes (all of them under the
-// strict profile).
+// Shared returns the effects that duplicate outcomes: accumulating writes
+// and sends (all of them, idempotent and unknown too, under the strict
+// profile).
 func (j *Job) Shared(strict bool) []effects.Effect {
 	var out []effects.Effect
 	for _, e := range j.Effects {
-		if strict || !e.Idempotent {
+		if e.Duplicates(strict) {
 			out = append(out, e)
 		}
 	}
@@ -112,6 +114,10 @@ type finder struct {
 	// schedulerVars: scheduler variables assigned in this package, and
 	// whether their constructor was given a distributed option.
 	schedulerVars map[types.Object]bool
+	// reach memoises entriesCoordination per function; reachCut records
+	// that a computation stopped at maxReach.
+	reach    map[*types.Func]reachResult
+	reachCut bool
 }
 
 func run(pass *analysis.Pass) (res any, err error) {
@@ -138,6 +144,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		coordinatedFuncs: map[*types.Func]ast.Node{},
 		distributedPkgs:  map[string]bool{},
 		schedulerVars:    map[types.Object]bool{},
+		reach:            map[*types.Func]reachResult{},
 	}
 	if msg := f.eff.Failure(); msg != "" {
 		out.failure = msg

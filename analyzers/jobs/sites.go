@@ -32,7 +32,7 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 		switch a.Kind {
 		case "ticker", "tick", "timer":
 			if work := arg(a.Arg("fn")); work != nil { // AfterFunc
-				if f.rearmed(work) {
+				if f.rearmed(work) && !f.rearmOfArmed(work, stack) {
 					f.addFuncJob(call, name, period, work, stack)
 				}
 				return
@@ -135,9 +135,28 @@ func stopCondition(cond ast.Expr) bool {
 	return false
 }
 
-// retryLoop: a loop that ends when an attempt succeeds (`if err == nil {
-// return }`) retries one thing; it is not periodic work.
+// retryLoop: a loop that ends when an attempt succeeds retries one thing;
+// it is not periodic work. `for { try; if ok { return }; sleep }`: an if
+// directly in the loop body leaves the loop (return, or a break out of this
+// loop) on a condition that is neither a failure (err != nil: a periodic
+// loop that stops on error) nor a shutdown (ctx.Err(), stopped, done).
 func retryLoop(loop *ast.ForStmt) bool {
+	if exitsOnSuccess(loop) {
+		return true
+	}
+	for _, st := range loop.Body.List {
+		n, ok := st.(*ast.IfStmt)
+		if !ok || !leavesLoop(n.Body) || failureCondition(n.Cond) || stopCondition(n.Cond) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// exitsOnSuccess: somewhere in the loop, `if err == nil { return }` (or
+// break).
+func exitsOnSuccess(loop *ast.ForStmt) bool {
 	retry := false
 	ast.Inspect(loop.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -162,6 +181,36 @@ func retryLoop(loop *ast.ForStmt) bool {
 		return !retry
 	})
 	return retry
+}
+
+// leavesLoop: the block ends in a return or an unlabeled break.
+func leavesLoop(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.BREAK && s.Label == nil
+	}
+	return false
+}
+
+// failureCondition: err != nil, or a disjunction with one.
+func failureCondition(cond ast.Expr) bool {
+	be, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	if be.Op == token.LOR {
+		return failureCondition(be.X) || failureCondition(be.Y)
+	}
+	if be.Op != token.NEQ {
+		return false
+	}
+	id, ok := ast.Unparen(be.Y).(*ast.Ident)
+	return ok && id.Name == "nil" && strings.Contains(strings.ToLower(exprText(be.X)), "err")
 }
 
 // receivingLoops finds the loops that receive from the channel a ticker or
@@ -281,6 +330,32 @@ func (f *finder) refersTo(e ast.Expr, obj types.Object) bool {
 		}
 	}
 	return f.objOf(e) == obj
+}
+
+// rearmOfArmed: the AfterFunc call sits in the very function it schedules
+// (`func (s *S) tick() { ...; s.t = time.AfterFunc(d, s.tick) }`) and
+// another AfterFunc site arms that function first: the inner call re-arms
+// the same job, which is reported once, at the first site.
+func (f *finder) rearmOfArmed(work ast.Expr, stack []ast.Node) bool {
+	fn := f.funcRef(work)
+	decl := enclosingFunc(stack)
+	if fn == nil || decl == nil || f.pass.TypesInfo.Defs[decl.Name] != fn {
+		return false
+	}
+	armed := false
+	f.insp.Preorder([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node) {
+		call := n.(*ast.CallExpr)
+		if armed || decl.Pos() <= call.Pos() && call.End() <= decl.End() {
+			return
+		}
+		afn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+		if a := f.kb.Match(signals.Schedulers, afn); a != nil {
+			if i, ok := a.Arg("fn"); ok && i < len(call.Args) && f.funcRef(call.Args[i]) == fn {
+				armed = true
+			}
+		}
+	})
+	return armed
 }
 
 // rearmed: an AfterFunc callback that resets its timer or schedules itself

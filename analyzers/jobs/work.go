@@ -90,6 +90,7 @@ func (f *finder) addFunc(j *Job, fn *types.Func) {
 		j.Effects = append(j.Effects, s.Effects...)
 		j.Coordination = s.Coordination
 		j.Consumes = s.Consumes
+		j.Telemetry = s.Telemetry
 	}
 	if f.kb.Match(signals.PerReplica, fn) != nil {
 		j.PerReplica = fn.Name() + " is declared per-replica in the knowledge base"
@@ -121,6 +122,7 @@ func (f *finder) scanWork(j *Job, body ast.Node) {
 		j.Coordination, j.CoordinationNode = c.Coordination, c.Call
 	}
 	j.Consumes = j.Consumes || scan.Consumes()
+	j.Telemetry = j.Telemetry || scan.Telemetry()
 	for _, ev := range scan.Events {
 		for _, e := range ev.Effects {
 			j.Effects = append(j.Effects, e)

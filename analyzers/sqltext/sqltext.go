@@ -81,7 +81,10 @@ var (
 	expiryCol    = regexp.MustCompile(`\b[a-z_]*(expire|expires|expiry|expires_at|ttl|until|lease|heartbeat|deadline|timeout)[a-z_]*\b`)
 	whereClause  = regexp.MustCompile(`\bwhere\b(.*)$`)
 	setClause    = regexp.MustCompile(`\bset\b(.*?)(\bwhere\b|\breturning\b|$)`)
-	casCondition = regexp.MustCompile(`\b([a-z_][a-z0-9_]*)\s*=\s*(\$\d+|\?|:[a-z_]+|@[a-z_]+)`)
+	casCondition = regexp.MustCompile(`\b([a-z_][a-z0-9_]*)\s*(?:=|<>|!=|<=|>=|<|>|\s+is\s+)`)
+	// An upsert whose update is conditional: of two runners only one
+	// changes the row (ON CONFLICT (k) DO UPDATE SET ... WHERE ...).
+	conditionalUpsert = regexp.MustCompile(`\bon\s+conflict\b[^;]*?\bdo\s+update\s+set\b[^;]*?\bwhere\b`)
 )
 
 // Normalize lower-cases the text and removes comments, string literals and
@@ -136,6 +139,7 @@ func Classify(q string) Statement {
 	switch s.Kind {
 	case Insert:
 		s.Idempotent = onConflict.MatchString(n) || onDuplicate.MatchString(n)
+		s.Claim = s.Claim || conditionalUpsert.MatchString(n)
 	case Merge:
 		s.Idempotent = true // MERGE is an upsert
 	case Delete:
@@ -154,9 +158,10 @@ func Classify(q string) Statement {
 	return s
 }
 
-// isCompareAndSet recognises UPDATE t SET c = $new ... WHERE ... c = $old:
-// a column both assigned and tested against a parameter, so that of two
-// concurrent runners only one updates the row.
+// isCompareAndSet recognises UPDATE t SET c = $new ... WHERE ... c = $old
+// (or c = 'pending', c < now() - interval, c IS NULL): a column both
+// assigned and tested, so that of two concurrent runners only one updates
+// the row. It is a claim only where the caller checks the affected rows.
 func isCompareAndSet(n string) bool {
 	set := setClause.FindStringSubmatch(n)
 	where := whereClause.FindStringSubmatch(n)

@@ -293,6 +293,14 @@ func (cb *callback) classify(e ast.Expr) verdict {
 			}
 			return v
 		}
+		// a helper of this package whose every return is a detached
+		// context, whatever it is given (func background() context.Context
+		// { return context.Background() })
+		if d := cb.c.decls[fn.Origin()]; d != nil {
+			if why := cb.c.detachedReturn(d, 0); why != "" {
+				return verdict{wrong, fmt.Sprintf("%s(...), which returns %s", fn.Name(), why)}
+			}
+		}
 		// a helper returning a context built from exactly one context
 		// argument (logr.NewContext(ctx, l), trace.ContextWithSpan...)
 		if sig, ok := fn.Type().(*types.Signature); ok && sig.Results().Len() >= 1 && isContext(sig.Results().At(0).Type()) {
@@ -314,23 +322,34 @@ func (cb *callback) classify(e ast.Expr) verdict {
 		if v == nil {
 			return verdict{}
 		}
-		return cb.classifyVar(v)
+		return cb.classifyVar(v, e.Pos())
 	}
 	return verdict{}
 }
 
-func (cb *callback) classifyVar(v *types.Var) verdict {
-	if cb.leader != nil && v == cb.leader {
-		return verdict{class: bound}
-	}
+// classifyVar classifies the variable v as used at pos. An assignment of a
+// detached context before pos puts the work on that context on at least
+// one path (ctx = context.Background() in one branch), even when v is the
+// leader context itself or is also bound to it on other paths.
+func (cb *callback) classifyVar(v *types.Var, pos token.Pos) verdict {
 	if cb.visiting[v] {
 		return verdict{}
 	}
 	cb.visiting[v] = true
 	defer delete(cb.visiting, v)
+	if cb.leader != nil && v == cb.leader {
+		for _, d := range cb.defs[v] {
+			if d != nil && d.Pos() < pos {
+				if r := cb.classify(d); r.class == wrong {
+					return verdict{wrong, fmt.Sprintf("%s, reassigned to %s on a path to this call", v.Name(), r.why)}
+				}
+			}
+		}
+		return verdict{class: bound}
+	}
 	if defs, ok := cb.defs[v]; ok {
 		anyBound, allWrong := false, true
-		var why string
+		var why, wrongBefore string
 		for _, d := range defs {
 			if d == nil {
 				allWrong = false
@@ -345,7 +364,13 @@ func (cb *callback) classifyVar(v *types.Var) verdict {
 				allWrong = false
 			case wrong:
 				why = r.why
+				if d.Pos() < pos {
+					wrongBefore = r.why
+				}
 			}
+		}
+		if anyBound && wrongBefore != "" {
+			return verdict{wrong, fmt.Sprintf("%s, set to %s on a path to this call", v.Name(), wrongBefore)}
 		}
 		if anyBound {
 			return verdict{class: bound}

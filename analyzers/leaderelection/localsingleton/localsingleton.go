@@ -28,7 +28,7 @@ func run(p *rule.Pass) error {
 		shared := j.Shared(strict)
 		var related []analysis.RelatedInformation
 		for i, e := range j.Effects {
-			if i < len(j.EffectCalls) && (strict || !e.Idempotent) && len(related) < 4 {
+			if i < len(j.EffectCalls) && e.Duplicates(strict) && len(related) < 4 {
 				related = append(related, rule.Related(j.EffectCalls[i], "effect: %s", Describe(e)))
 			}
 		}
@@ -66,6 +66,9 @@ func Describe(e effects.Effect) string {
 	}
 	if e.Idempotent {
 		s += ", idempotent"
+	}
+	if e.Unknown {
+		s += ", of a kind the analysis cannot read"
 	}
 	return s
 }

@@ -28,7 +28,7 @@ func run(p *rule.Pass) error {
 				"static designation: %s picks the instance; nothing takes over when it dies", j.Designation))
 		}
 		for i, e := range j.Effects {
-			if i < len(j.EffectCalls) && (strict || !e.Idempotent) && len(related) < 4 {
+			if i < len(j.EffectCalls) && e.Duplicates(strict) && len(related) < 4 {
 				related = append(related, rule.Related(j.EffectCalls[i], "effect: %s", localsingleton.Describe(e)))
 			}
 		}

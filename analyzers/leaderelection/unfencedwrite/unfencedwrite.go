@@ -112,7 +112,7 @@ func unfenced(p *rule.Pass, call *ast.CallExpr, lock *lockfacts.Op, handle strin
 	}
 	kind := eff.Kind
 	switch kind {
-	case "sqlread", "cmd", "http", "":
+	case "sqlread", "cmd", "http", "", "telemetry", "query-body":
 		return ""
 	case "sql":
 		i, ok := eff.Arg("query")

@@ -43,18 +43,29 @@ func Dynamic(db *sql.DB, table string) {
 	}
 }
 
-// Negative: both are coordinated by an advisory lock.
+// Negative: both are coordinated by an advisory lock whose answer gates
+// the work.
 func Coordinated(db *sql.DB) {
 	go func() {
 		for range time.Tick(time.Hour) {
 			tx, _ := db.Begin()
-			tx.Exec(`SELECT pg_try_advisory_xact_lock(7)`)
+			var won bool
+			tx.QueryRow(`SELECT pg_try_advisory_xact_lock(7)`).Scan(&won)
+			if !won {
+				tx.Rollback()
+				continue
+			}
 			tx.Exec(`UPDATE ledger SET closed = true WHERE day < current_date`)
 		}
 	}()
 	for range time.Tick(time.Minute) {
 		tx, _ := db.Begin()
-		tx.Exec(`SELECT pg_try_advisory_xact_lock(7)`)
+		var won bool
+		tx.QueryRow(`SELECT pg_try_advisory_xact_lock(7)`).Scan(&won)
+		if !won {
+			tx.Rollback()
+			continue
+		}
 		tx.Exec(`INSERT INTO ledger (day) VALUES (current_date)`)
 	}
 }

@@ -1,0 +1,554 @@
+package effects
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// flow answers value-flow questions over the package's SSA form: what text
+// a statement argument holds when it is assembled (concatenation, a
+// constant fmt.Sprintf format, a constant kept in a struct field or a
+// package variable, a helper that returns a constant), and whether a value
+// is the running instance's own identity (os.Hostname, a pod-name variable,
+// a field initialised from them).
+//
+// The SSA form is built lazily, the first time a statement cannot be read
+// from its constant expression, so packages whose statements are all
+// literals pay nothing. It is built the way buildssa builds it (imports as
+// type-only packages), but only for the packages that need it: the effects
+// analysis runs on every dependency for its facts and most never ask.
+type flow struct {
+	calls  map[token.Pos][]*ssa.CallCommon // by the call's Lparen
+	stores map[any][]ssa.Value             // field (*types.Var) or *ssa.Global -> values stored to it
+	funcs  []*ssa.Function
+}
+
+// dynamicPart stands for the parts of a statement that are not constant (a
+// configured table name, a %s verb): the statement stays readable, its
+// resource unknown.
+const dynamicPart = "gatesift_dynamic"
+
+func (r *Result) flow() *flow {
+	if r.ssa != nil {
+		return r.ssa
+	}
+	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, stores: map[any][]ssa.Value{}}
+	r.ssa = fl
+	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
+	created := map[*types.Package]bool{}
+	var create func([]*types.Package)
+	create = func(pkgs []*types.Package) {
+		for _, p := range pkgs {
+			if !created[p] {
+				created[p] = true
+				prog.CreatePackage(p, nil, nil, true)
+				create(p.Imports())
+			}
+		}
+	}
+	create(r.pass.Pkg.Imports())
+	pkg := prog.CreatePackage(r.pass.Pkg, r.pass.Files, r.pass.TypesInfo, false)
+	pkg.Build()
+	var add func(*ssa.Function)
+	add = func(fn *ssa.Function) {
+		if fn == nil {
+			return
+		}
+		fl.funcs = append(fl.funcs, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, m := range pkg.Members {
+		switch m := m.(type) {
+		case *ssa.Function:
+			add(m)
+		case *ssa.Type:
+			for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
+				ms := prog.MethodSets.MethodSet(t)
+				for i := 0; i < ms.Len(); i++ {
+					if fn := prog.MethodValue(ms.At(i)); fn != nil && fn.Pkg == pkg && fn.Synthetic == "" {
+						add(fn)
+					}
+				}
+			}
+		}
+	}
+	seen := map[*ssa.Function]bool{}
+	for _, fn := range fl.funcs {
+		if seen[fn] {
+			continue
+		}
+		seen[fn] = true
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				switch in := in.(type) {
+				case ssa.CallInstruction:
+					c := in.Common()
+					fl.calls[c.Pos()] = append(fl.calls[c.Pos()], c)
+				case *ssa.Store:
+					if k := storeKey(in.Addr); k != nil {
+						fl.stores[k] = append(fl.stores[k], in.Val)
+					}
+				}
+			}
+		}
+	}
+	return fl
+}
+
+// storeKey names what an address denotes: a struct field or a package
+// variable.
+func storeKey(addr ssa.Value) any {
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		return fieldOf(a.X.Type(), a.Field)
+	case *ssa.Global, *ssa.Alloc:
+		return a
+	}
+	return nil
+}
+
+// bindings returns the values a closure's free variable is bound to where
+// the closure is made.
+func bindings(fv *ssa.FreeVar) []ssa.Value {
+	fn := fv.Parent()
+	idx := -1
+	for i, x := range fn.FreeVars {
+		if x == fv {
+			idx = i
+		}
+	}
+	if idx < 0 || fn.Referrers() == nil {
+		return nil
+	}
+	var out []ssa.Value
+	for _, ref := range *fn.Referrers() {
+		if mc, ok := ref.(*ssa.MakeClosure); ok && idx < len(mc.Bindings) {
+			out = append(out, mc.Bindings[idx])
+		}
+	}
+	return out
+}
+
+func fieldOf(t types.Type, i int) *types.Var {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if s, ok := t.Underlying().(*types.Struct); ok && i < s.NumFields() {
+		return s.Field(i)
+	}
+	return nil
+}
+
+// arg returns the SSA value of the i-th source argument of call, nil when
+// the call is not found or the argument is variadic.
+func (fl *flow) arg(call *ast.CallExpr, i int) ssa.Value {
+	c := fl.common(call)
+	if c == nil {
+		return nil
+	}
+	if !c.IsInvoke() && c.Signature().Recv() != nil {
+		i++ // a static method call passes the receiver first
+	}
+	if c.Signature().Variadic() && i >= len(c.Args)-1 {
+		return nil // inside the variadic slice
+	}
+	if i < len(c.Args) {
+		return c.Args[i]
+	}
+	return nil
+}
+
+// args returns every SSA value passed to call, variadic ones unpacked.
+func (fl *flow) args(call *ast.CallExpr) []ssa.Value {
+	c := fl.common(call)
+	if c == nil {
+		return nil
+	}
+	var out []ssa.Value
+	for i, a := range c.Args {
+		if i == len(c.Args)-1 && c.Signature().Variadic() {
+			out = append(out, sliceElems(a)...)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (fl *flow) common(call *ast.CallExpr) *ssa.CallCommon {
+	if list := fl.calls[call.Lparen]; len(list) == 1 {
+		return list[0]
+	}
+	return nil
+}
+
+// sliceElems returns the values stored into the backing array of a
+// variadic argument slice (`args...` built by the compiler).
+func sliceElems(v ssa.Value) []ssa.Value {
+	s, ok := v.(*ssa.Slice)
+	if !ok {
+		return nil
+	}
+	alloc, ok := s.X.(*ssa.Alloc)
+	if !ok || alloc.Referrers() == nil {
+		return nil
+	}
+	var out []ssa.Value
+	for _, ref := range *alloc.Referrers() {
+		ia, ok := ref.(*ssa.IndexAddr)
+		if !ok || ia.Referrers() == nil {
+			continue
+		}
+		for _, r2 := range *ia.Referrers() {
+			if st, ok := r2.(*ssa.Store); ok && st.Addr == ia {
+				out = append(out, st.Val)
+			}
+		}
+	}
+	return out
+}
+
+// maxDepth bounds the value-flow walks.
+const maxDepth = 8
+
+// text folds a string value: the constant text, with dynamicPart where a
+// part is not constant. ok is false when no part is constant.
+func (fl *flow) text(v ssa.Value, depth int) (string, bool) {
+	if v == nil || depth > maxDepth {
+		return "", false
+	}
+	switch v := v.(type) {
+	case *ssa.Const:
+		if v.Value != nil && v.Value.Kind() == constant.String {
+			return constant.StringVal(v.Value), true
+		}
+		if v.Value != nil {
+			return v.Value.ExactString(), true
+		}
+	case *ssa.ChangeType:
+		return fl.text(v.X, depth+1)
+	case *ssa.Convert:
+		return fl.text(v.X, depth+1)
+	case *ssa.MakeInterface:
+		return fl.text(v.X, depth+1)
+	case *ssa.BinOp:
+		if v.Op != token.ADD {
+			return "", false
+		}
+		x, xok := fl.text(v.X, depth+1)
+		y, yok := fl.text(v.Y, depth+1)
+		if !xok && !yok {
+			return "", false
+		}
+		if !xok {
+			x = dynamicPart
+		}
+		if !yok {
+			y = dynamicPart
+		}
+		return x + y, true
+	case *ssa.Phi:
+		return fl.same(v.Edges, depth)
+	case *ssa.FreeVar:
+		return fl.same(bindings(v), depth)
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if k := storeKey(v.X); k != nil {
+				return fl.same(fl.stores[k], depth)
+			}
+		}
+	case *ssa.Field:
+		if f := fieldOf(v.X.Type(), v.Field); f != nil {
+			return fl.same(fl.stores[f], depth)
+		}
+	case *ssa.Call:
+		callee := v.Call.StaticCallee()
+		if callee == nil {
+			return "", false
+		}
+		if fn, ok := callee.Object().(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && fn.Name() == "Sprintf" && len(v.Call.Args) == 2 {
+			format, ok := fl.text(v.Call.Args[0], depth+1)
+			if !ok || strings.Contains(format, dynamicPart) {
+				return "", false // only a constant format is read
+			}
+			return fl.sprintf(format, sliceElems(v.Call.Args[1]), depth), true
+		}
+		if callee.Blocks != nil {
+			// A helper that returns a constant statement (or builds one).
+			var results []ssa.Value
+			for _, b := range callee.Blocks {
+				if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) == 1 {
+					results = append(results, ret.Results[0])
+				}
+			}
+			return fl.same(results, depth)
+		}
+	}
+	return "", false
+}
+
+// same folds every value; they must agree.
+func (fl *flow) same(vals []ssa.Value, depth int) (string, bool) {
+	out, found := "", false
+	for _, v := range vals {
+		s, ok := fl.text(v, depth+1)
+		if !ok || found && s != out {
+			return "", false
+		}
+		out, found = s, true
+	}
+	return out, found
+}
+
+var sprintfVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+
+// sprintf substitutes each verb by its folded argument or dynamicPart. The
+// variadic slice's stores are in argument order in SSA.
+func (fl *flow) sprintf(format string, args []ssa.Value, depth int) string {
+	i := 0
+	return sprintfVerb.ReplaceAllStringFunc(format, func(verb string) string {
+		if verb == "%%" {
+			return "%"
+		}
+		defer func() { i++ }()
+		if i < len(args) {
+			if s, ok := fl.text(args[i], depth+1); ok && !strings.Contains(s, dynamicPart) {
+				return s
+			}
+		}
+		if strings.HasSuffix(verb, "d") {
+			return "0"
+		}
+		return dynamicPart
+	})
+}
+
+// identityEnv: environment variables that name the running instance.
+var identityEnv = regexp.MustCompile(`(?i)^(my_)?(hostname|host|pod_?name|pod_?ip|node_?name|node_?id|instance_?id|instance|replica_?id|machine_?id|server_?id|worker_?id)$`)
+
+// identity tells whether v is the running instance's own identity, and
+// names its source: os.Hostname(), os.Getenv("POD_NAME"), a field
+// initialised from them, a value built from one of those (host + ":" +
+// port). A parameter or a field set outside this package counts when its
+// name says so (instanceID, hostname): the value is then out of sight.
+func (fl *flow) identity(v ssa.Value, depth int) string {
+	if v == nil || depth > maxDepth {
+		return ""
+	}
+	switch v := v.(type) {
+	case *ssa.Extract:
+		if c, ok := v.Tuple.(*ssa.Call); ok && v.Index == 0 {
+			return fl.identity(c, depth+1)
+		}
+	case *ssa.Call:
+		if callee := v.Call.StaticCallee(); callee != nil {
+			if fn, ok := callee.Object().(*types.Func); ok && fn.Pkg() != nil {
+				switch path, name := fn.Pkg().Path(), fn.Name(); {
+				case path == "os" && (name == "Hostname" || name == "Getpid"):
+					return "os." + name + "()"
+				case path == "os" && (name == "Getenv" || name == "LookupEnv") && len(v.Call.Args) == 1:
+					if k, ok := fl.text(v.Call.Args[0], depth+1); ok && identityEnv.MatchString(k) {
+						return "os." + name + "(\"" + k + "\")"
+					}
+					return ""
+				case path == "fmt" && strings.HasPrefix(name, "Sprint") && len(v.Call.Args) > 0:
+					for _, a := range sliceElems(v.Call.Args[len(v.Call.Args)-1]) {
+						if id := fl.identity(a, depth+1); id != "" {
+							return id
+						}
+					}
+					return ""
+				}
+			}
+			if callee.Blocks != nil {
+				for _, b := range callee.Blocks {
+					if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && len(ret.Results) > 0 {
+						if id := fl.identity(ret.Results[0], depth+1); id != "" {
+							return id
+						}
+					}
+				}
+			}
+		}
+	case *ssa.BinOp:
+		if id := fl.identity(v.X, depth+1); id != "" {
+			return id
+		}
+		return fl.identity(v.Y, depth+1)
+	case *ssa.MakeInterface:
+		return fl.identity(v.X, depth+1)
+	case *ssa.ChangeType:
+		return fl.identity(v.X, depth+1)
+	case *ssa.Convert:
+		return fl.identity(v.X, depth+1)
+	case *ssa.Phi:
+		// Every path must carry the identity.
+		id := ""
+		for _, e := range v.Edges {
+			if id = fl.identity(e, depth+1); id == "" {
+				return ""
+			}
+		}
+		return id
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			return fl.storedIdentity(storeKey(v.X), depth)
+		}
+	case *ssa.Field:
+		return fl.storedIdentity(fieldOf(v.X.Type(), v.Field), depth)
+	case *ssa.FreeVar:
+		id := ""
+		for _, b := range bindings(v) {
+			if id = fl.identity(b, depth+1); id == "" {
+				return ""
+			}
+		}
+		return id
+	case *ssa.Parameter:
+		if identityName.MatchString(v.Name()) {
+			return "the parameter " + v.Name()
+		}
+	}
+	return ""
+}
+
+// identityName: names of values that hold the instance's identity, for
+// parameters and fields whose source this package does not show.
+var identityName = regexp.MustCompile(`(?i)^(host(name)?|self(id)?|(my|own|this)?(instance|node|pod|replica|machine|server|worker|member)(_?(id|name|key|uid))|(pod|node)name)$`)
+
+// storedIdentity: every value this package stores into the field or
+// variable is an identity; with none in sight, its name decides.
+func (fl *flow) storedIdentity(key any, depth int) string {
+	if key == nil {
+		return ""
+	}
+	vals := fl.stores[key]
+	if len(vals) == 0 {
+		var name string
+		switch k := key.(type) {
+		case *types.Var:
+			name = k.Name()
+		case *ssa.Global:
+			name = k.Name()
+		}
+		if identityName.MatchString(name) {
+			return "the field " + name
+		}
+		return ""
+	}
+	id := ""
+	for _, v := range vals {
+		if id = fl.identity(v, depth+1); id == "" && randomID(v, 0) {
+			id = "an ID the instance generated for itself"
+		}
+		if id == "" {
+			return ""
+		}
+	}
+	return id
+}
+
+// idPackage: packages that mint random identifiers.
+var idPackage = regexp.MustCompile(`(^|/)(uuid|go\.uuid|xid|ulid|ksuid)(/v\d+)?$`)
+
+// randomID: v is a freshly minted random identifier (uuid.New(),
+// uuid.NewString(), uuid.Must(uuid.NewRandom()).String(), xid.New()).
+// Stored once into a field, it names the instance (or the holder) that
+// minted it; used directly it is a new key per call, and it does not count.
+func randomID(v ssa.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.MakeInterface:
+		return randomID(v.X, depth+1)
+	case *ssa.ChangeType:
+		return randomID(v.X, depth+1)
+	case *ssa.Convert:
+		return randomID(v.X, depth+1)
+	case *ssa.Extract:
+		return randomID(v.Tuple, depth+1)
+	case *ssa.Call:
+		callee := v.Call.StaticCallee()
+		if callee == nil {
+			return false
+		}
+		fn, _ := callee.Object().(*types.Func)
+		if fn == nil || fn.Pkg() == nil {
+			return false
+		}
+		if idPackage.MatchString(fn.Pkg().Path()) {
+			if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+				// id.String() of a minted id
+				return fn.Name() == "String" && len(v.Call.Args) > 0 && randomID(v.Call.Args[0], depth+1)
+			}
+			return strings.HasPrefix(fn.Name(), "New") || fn.Name() == "Must" || fn.Name() == "Make"
+		}
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			return randomID(v.X, depth+1) // the receiver of id.String() on a pointer
+		}
+	}
+	return false
+}
+
+// funcValue resolves a call through a function value (a struct field or a
+// variable holding db.ExecContext, a package function or a method value)
+// to the one function every value stored into it denotes, or nil.
+func (fl *flow) funcValue(call *ast.CallExpr) *types.Func {
+	c := fl.common(call)
+	if c == nil || c.IsInvoke() || c.StaticCallee() != nil {
+		return nil
+	}
+	return fl.funcOf(c.Value, 0)
+}
+
+func (fl *flow) funcOf(v ssa.Value, depth int) *types.Func {
+	if v == nil || depth > maxDepth {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.Function:
+		fn, _ := v.Object().(*types.Func) // a bound method wrapper names its method
+		return fn
+	case *ssa.MakeClosure:
+		return fl.funcOf(v.Fn, depth+1)
+	case *ssa.ChangeType:
+		return fl.funcOf(v.X, depth+1)
+	case *ssa.Phi:
+		return fl.sameFunc(v.Edges, depth)
+	case *ssa.FreeVar:
+		return fl.sameFunc(bindings(v), depth)
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if k := storeKey(v.X); k != nil {
+				return fl.sameFunc(fl.stores[k], depth)
+			}
+		}
+	case *ssa.Field:
+		if f := fieldOf(v.X.Type(), v.Field); f != nil {
+			return fl.sameFunc(fl.stores[f], depth)
+		}
+	}
+	return nil
+}
+
+func (fl *flow) sameFunc(vals []ssa.Value, depth int) *types.Func {
+	var out *types.Func
+	for _, v := range vals {
+		fn := fl.funcOf(v, depth+1)
+		if fn == nil || out != nil && fn != out {
+			return nil
+		}
+		out = fn
+	}
+	return out
+}

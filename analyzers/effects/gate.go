@@ -1,0 +1,177 @@
+package effects
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// gateUse is what the code does with the answer of a claim (a conditional
+// write, a try-lock): checks it before the work, or returns it to its
+// caller, whose check then decides.
+type gateUse struct {
+	checked  bool // the answer gates work here, or is returned to be checked
+	returned bool // the answer is returned: the caller must check it
+}
+
+// gate follows the answer of call through the enclosing function: its
+// results, values scanned from it (row.Scan(&ok)), values computed from
+// those (n, _ := res.RowsAffected(); claimed := n == 1). The claim gates
+// the work when a later if (or switch) tests one of them and either leaves
+// (return, continue, break) or holds work in its body; a claim whose
+// answer is dropped or only logged coordinates nothing. Errors do not
+// count: `if err != nil { return }` says the statement ran, not that this
+// replica won.
+func (r *Result) gate(call *ast.CallExpr) gateUse {
+	body := r.enclosingBody(call)
+	if body == nil {
+		return gateUse{}
+	}
+	info := r.pass.TypesInfo
+	tainted := map[types.Object]bool{}
+	mentions := func(e ast.Node) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if n == call {
+					found = true
+				}
+			case *ast.Ident:
+				if tainted[info.ObjectOf(n)] {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	taint := func(e ast.Expr) bool {
+		if u, isAddr := ast.Unparen(e).(*ast.UnaryExpr); isAddr && u.Op == token.AND {
+			e = u.X
+		}
+		if sel, isSel := ast.Unparen(e).(*ast.SelectorExpr); isSel {
+			e = sel.Sel // s.won = ok: the field carries the answer
+		}
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		obj := info.ObjectOf(id)
+		if obj == nil || tainted[obj] || isError(obj.Type()) {
+			return false
+		}
+		tainted[obj] = true
+		return true
+	}
+	// Taint to a fixed point: assignments whose right side mentions the
+	// answer, and pointers handed to a method of it (Scan).
+	for changed := true; changed; {
+		changed = false
+		ast.Inspect(body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, rhs := range n.Rhs {
+					if mentions(rhs) {
+						for _, lhs := range n.Lhs {
+							changed = taint(lhs) || changed
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				for _, v := range n.Values {
+					if mentions(v) {
+						for _, name := range n.Names {
+							changed = taint(name) || changed
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && mentions(sel.X) {
+					for _, a := range n.Args {
+						if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
+							changed = taint(u) || changed
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	var use gateUse
+	ast.Inspect(body, func(n ast.Node) bool {
+		if use.checked {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // a closure's check does not gate this function's work
+		case *ast.IfStmt:
+			if n.End() > call.Pos() && mentions(n.Cond) && (returnsEarly(n.Body) || len(r.Scan(n.Body).Effects()) > 0) {
+				use.checked = true
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && n.End() > call.Pos() && mentions(n.Tag) {
+				use.checked = true
+			}
+		case *ast.CaseClause:
+			// switch { case !won: return }
+			for _, x := range n.List {
+				if n.End() > call.Pos() && mentions(x) && (returnsEarly(&ast.BlockStmt{List: n.Body}) || len(r.Scan(&ast.BlockStmt{List: n.Body}).Effects()) > 0) {
+					use.checked = true
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, res := range n.Results {
+				if n.End() > call.Pos() && mentions(res) && !isError(info.TypeOf(res)) {
+					use.checked, use.returned = true, true
+				}
+			}
+		}
+		return true
+	})
+	return use
+}
+
+// returnsEarly: the block leaves (return, continue, break, goto, panic), so
+// what follows its if runs only on the other branch.
+func returnsEarly(b *ast.BlockStmt) bool {
+	for _, s := range b.List {
+		switch s := s.(type) {
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			return true
+		case *ast.ExprStmt:
+			if c, ok := s.X.(*ast.CallExpr); ok {
+				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isError(t types.Type) bool {
+	return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// enclosingBody returns the body of the innermost function (declaration or
+// literal) around n.
+func (r *Result) enclosingBody(n ast.Node) *ast.BlockStmt {
+	for _, f := range r.pass.Files {
+		if f.FileStart <= n.Pos() && n.End() <= f.FileEnd {
+			path, _ := astutil.PathEnclosingInterval(f, n.Pos(), n.End())
+			for _, p := range path {
+				switch p := p.(type) {
+				case *ast.FuncLit:
+					return p.Body
+				case *ast.FuncDecl:
+					return p.Body
+				}
+			}
+		}
+	}
+	return nil
+}
