@@ -41,7 +41,17 @@ func run(p *rule.Pass) error {
 	for _, fd := range lockfacts.Funcs(files) {
 		discardedLock(p, fd, locking)
 	}
+	if p.ImportsKnown() {
+		projectLocks(p)
+	}
 	return nil
+}
+
+// releaseByName: constant SQL that releases a row of a table named like a
+// lock by its name only (no owner or token predicate, no expiry).
+func releaseByName(s *lockfacts.Statement) bool {
+	return s.LockTable && s.NamePred && !s.OwnerPred && !s.Expiry &&
+		(s.Verb == "delete" || s.Verb == "update" && s.OwnerCleared)
 }
 
 // redisDeletes reports plain deletes of lock keys.
@@ -128,8 +138,7 @@ func sqlReleases(p *rule.Pass, f *lockfacts.Func) {
 		}
 		s := op.Stmt
 		switch {
-		case s.LockTable && s.NamePred && !s.OwnerPred && !s.Expiry &&
-			(s.Verb == "delete" || s.Verb == "update" && s.OwnerCleared):
+		case releaseByName(s):
 			p.Reportf(op.Call, nil,
 				"%s releases a lock row of table %s by name only, with no owner or token predicate: if this replica's lock "+
 					"expired or was taken over, the statement frees the current holder's lock and another replica starts the same work; "+

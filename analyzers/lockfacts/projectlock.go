@@ -1,0 +1,205 @@
+package lockfacts
+
+import (
+	"go/ast"
+	"go/types"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// ProjectLock is a lock a project writes itself over a store: a function
+// named like an acquire (Lock, TryLock, Acquire, AcquireLock, Obtain) that
+// inserts a row, and a function named like a release (Unlock, Release,
+// ReleaseLock) of the same receiver type (or both package-level) that
+// deletes rows of the same table or model. The names say the rows are a
+// lock; the insert and the delete say how it is taken and given back.
+type ProjectLock struct {
+	Recv             string // receiver type name, "" for functions
+	Acquire, Release *ast.FuncDecl
+	Insert, Delete   *RowOp
+	// Expiry: some statement of the package on the same rows (the insert,
+	// a renewal, a stale-row cleanup) or the model mentions an expiry.
+	Expiry bool
+}
+
+// ProjectLocks finds the project's own locks among the package's
+// functions. The rows an acquire or release writes are those of its body
+// and of the package functions it calls directly.
+func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, fd := range Funcs(files) {
+		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+			decls[fn] = fd
+		}
+	}
+	rows := map[*ast.FuncDecl][]*RowOp{}
+	rowsOf := func(fd *ast.FuncDecl) []*RowOp {
+		if r, ok := rows[fd]; ok {
+			return r
+		}
+		r := RowOps(info, kb, fd.Body, fd.Body)
+		rows[fd] = r
+		return r
+	}
+	// with the rows of direct callees in the package
+	deep := func(fd *ast.FuncDecl) []*RowOp {
+		out := append([]*RowOp(nil), rowsOf(fd)...)
+		seen := map[*ast.FuncDecl]bool{fd: true}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if g := decls[Callee(info, call)]; g != nil && !seen[g] {
+					seen[g] = true
+					out = append(out, rowsOf(g)...)
+				}
+			}
+			return true
+		})
+		return out
+	}
+	// tables and models some statement gives an expiry; a table named by
+	// an expression, per receiver type
+	expiring := map[string]bool{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		for _, op := range rowsOf(fd) {
+			if op.Expiry {
+				expiring[tableKey(recv, op.Table, op.Named)] = true
+			}
+		}
+		for _, t := range expiringUpdates(info, fd) {
+			expiring[tableKey(recv, t.table, t.named)] = true
+		}
+	}
+	type group struct{ acquires, releases []*ast.FuncDecl }
+	groups := map[string]*group{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		g := groups[recv]
+		if g == nil {
+			g = &group{}
+			groups[recv] = g
+		}
+		switch {
+		case acquireName(fd.Name.Name):
+			g.acquires = append(g.acquires, fd)
+		case releaseName(fd.Name.Name):
+			g.releases = append(g.releases, fd)
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []*ProjectLock
+	for _, recv := range names {
+		g := groups[recv]
+		for _, a := range g.acquires {
+			for _, ins := range deep(a) {
+				if ins.Verb != "insert" || !ins.Unique || ins.Upsert {
+					continue
+				}
+				for _, r := range g.releases {
+					for _, del := range deep(r) {
+						if del.Verb != "delete" || del.Table != ins.Table {
+							continue
+						}
+						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
+							Expiry: expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+const anyTable = "*"
+
+func tableKey(recv, table string, named bool) string {
+	if named {
+		return recv + "\x00" + table
+	}
+	return table
+}
+
+type updatedTable struct {
+	table string
+	named bool
+}
+
+// expiringUpdates returns the tables an UPDATE in fd gives an expiry (a
+// renewal: UPDATE locks SET expires_at = ...), named as RowOp tables.
+func expiringUpdates(info *types.Info, fd *ast.FuncDecl) []updatedTable {
+	var out []updatedTable
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		for _, a := range call.Args {
+			text, hole, ok := FoldSQL(info, fd.Body, a, call.Pos())
+			if !ok {
+				continue
+			}
+			s := ParseSQL(text)
+			if s.Verb != "update" || !s.Expiry {
+				continue
+			}
+			if hole != "" && s.Table == holeName {
+				out = append(out, updatedTable{"table " + hole, true})
+			} else if hole == "" {
+				out = append(out, updatedTable{"table " + s.Table, false})
+			} else {
+				// the table is not where the expression is: any table of
+				// the receiver type may be the one renewed
+				out = append(out, updatedTable{anyTable, true})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// acquireName: Lock, TryLock, Acquire, TryAcquire, AcquireLock, Obtain,
+// LockJob, lockContext (not Locked, Lockout, LockStatus).
+func acquireName(name string) bool {
+	return verbName(name, "lock", "acquire", "obtain")
+}
+
+// releaseName: Unlock, Release, ReleaseLock, UnlockJob.
+func releaseName(name string) bool {
+	return verbName(name, "unlock", "release")
+}
+
+func verbName(name string, verbs ...string) bool {
+	for _, pre := range []string{"try", "Try"} {
+		if rest, ok := strings.CutPrefix(name, pre); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
+			name = rest
+		}
+	}
+	lower := strings.ToLower(name)
+	for _, v := range verbs {
+		if !strings.HasPrefix(lower, v) {
+			continue
+		}
+		rest := name[len(v):]
+		if rest == "" {
+			return true
+		}
+		switch r := rune(rest[0]); {
+		case !unicode.IsUpper(r):
+			continue // Locked, Lockout, Released
+		}
+		switch {
+		case strings.HasPrefix(rest, "Status"), strings.HasPrefix(rest, "State"), strings.HasPrefix(rest, "Info"),
+			strings.HasPrefix(rest, "Holder"), strings.HasPrefix(rest, "Owner"), strings.HasPrefix(rest, "Count"):
+			continue // LockStatus, ReleaseInfo: about the lock, not taking it
+		}
+		return true
+	}
+	return false
+}
