@@ -146,21 +146,24 @@ func sqlReleases(p *rule.Pass, f *lockfacts.Func) {
 				op.What(), s.Table)
 		case op.Conn == "pool" && (s.SessionAdvisoryLock() || s.AdvisoryUnlock()):
 			recv := "(" + op.API.Pkg[strings.LastIndexByte(op.API.Pkg, '/')+1:] + "." + op.API.Recv + ")"
+			xact := ", or use pg_advisory_xact_lock inside a transaction"
+			if s.MySQLLock() {
+				xact = "" // MySQL named locks have no transaction-scoped form
+			}
 			if s.AdvisoryUnlock() {
 				p.Reportf(op.Call, nil,
 					"%s runs the session-level %s through a connection pool %s: the lock belongs to the pooled connection that took it, "+
 						"and this unlock may run on another connection, release nothing, and leave the lock held by an idle connection "+
-						"(so no replica gets it again); take the lock, do the work and unlock on one pinned connection (db.Conn(ctx) or pool.Acquire), "+
-						"or use pg_advisory_xact_lock inside a transaction",
-					op.What(), s.Advisory, recv)
+						"(so no replica gets it again); take the lock, do the work and unlock on one pinned connection (db.Conn(ctx) or pool.Acquire)%s",
+					op.What(), s.Advisory, recv, xact)
 				continue
 			}
 			p.Reportf(op.Call, nil,
 				"%s takes the session-level %s through a connection pool %s: the lock belongs to whichever pooled connection ran it, "+
 					"which goes back to the pool; the unlock may run on another connection and release nothing, and other goroutines "+
 					"reusing that connection re-enter the lock; take the lock, do the work and unlock on one pinned connection "+
-					"(db.Conn(ctx) or pool.Acquire), or use pg_advisory_xact_lock inside a transaction",
-				op.What(), s.Advisory, recv)
+					"(db.Conn(ctx) or pool.Acquire)%s",
+				op.What(), s.Advisory, recv, xact)
 		}
 	}
 }
