@@ -67,6 +67,18 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 		}
 		return
 	}
+	var mt MakesTicker
+	if f.pass.ImportObjectFact(fn.Origin(), &mt) {
+		// a project's own clock: its NewTicker wraps time.NewTicker
+		period := ""
+		if mt.Period < len(call.Args) {
+			period = f.durationText(call.Args[mt.Period])
+		}
+		for _, loop := range f.receivingLoops(call, stack, mt.Kind == "timer") {
+			f.addLoopJob(call, shortName(fn), period, loop, stack)
+		}
+		return
+	}
 	var sp SchedulesParam
 	if fn.Pkg() != f.pass.Pkg && f.pass.ImportObjectFact(fn.Origin(), &sp) {
 		if sp.Param < len(call.Args) {
