@@ -47,7 +47,7 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 			if work := arg(a.Arg("fn")); work != nil {
 				f.addFuncJob(call, name, period, work, stack)
 			} else if job := arg(a.Arg("job")); job != nil {
-				f.addMethodJob(call, name, period, job, "Run", stack)
+				f.addJobValue(call, name, period, job, stack)
 			} else if task := arg(a.Arg("task")); task != nil {
 				if tc, ok := ast.Unparen(task).(*ast.CallExpr); ok {
 					tfn, _ := typeutil.Callee(f.pass.TypesInfo, tc).(*types.Func)
