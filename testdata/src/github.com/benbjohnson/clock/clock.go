@@ -16,7 +16,7 @@ type Clock interface {
 
 type Ticker struct{ C <-chan time.Time }
 
-func (t *Ticker) Stop()                  {}
+func (t *Ticker) Stop()                 {}
 func (t *Ticker) Reset(d time.Duration) {}
 
 type Timer struct{ C <-chan time.Time }

@@ -35,7 +35,9 @@ func NewChain(c ...JobWrapper) Chain { return Chain{c} }
 
 func (c Chain) Then(j Job) Job { return j }
 
-type Logger interface{ Info(msg string, keysAndValues ...interface{}) }
+type Logger interface {
+	Info(msg string, keysAndValues ...interface{})
+}
 
 func SkipIfStillRunning(logger Logger) JobWrapper { return nil }
 func Recover(logger Logger) JobWrapper            { return nil }
