@@ -44,19 +44,12 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 		rows[fd] = r
 		return r
 	}
-	// with the rows of direct callees in the package
+	// with the rows of the package functions it calls, two calls deep
 	deep := func(fd *ast.FuncDecl) []*RowOp {
-		out := append([]*RowOp(nil), rowsOf(fd)...)
-		seen := map[*ast.FuncDecl]bool{fd: true}
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				if g := decls[Callee(info, call)]; g != nil && !seen[g] {
-					seen[g] = true
-					out = append(out, rowsOf(g)...)
-				}
-			}
-			return true
-		})
+		var out []*RowOp
+		for _, g := range Reached(info, decls, fd, 2) {
+			out = append(out, rowsOf(g)...)
+		}
 		return out
 	}
 	// tables and models some statement gives an expiry; a table named by
@@ -202,4 +195,27 @@ func verbName(name string, verbs ...string) bool {
 		return true
 	}
 	return false
+}
+
+// Reached returns fd and the functions of decls it calls statically, up to
+// depth calls deep, in the order first reached.
+func Reached(info *types.Info, decls map[*types.Func]*ast.FuncDecl, fd *ast.FuncDecl, depth int) []*ast.FuncDecl {
+	out := []*ast.FuncDecl{fd}
+	seen := map[*ast.FuncDecl]bool{fd: true}
+	for level, start := 0, 0; level < depth; level++ {
+		end := len(out)
+		for _, g := range out[start:end] {
+			ast.Inspect(g.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if h := decls[Callee(info, call)]; h != nil && !seen[h] {
+						seen[h] = true
+						out = append(out, h)
+					}
+				}
+				return true
+			})
+		}
+		start = end
+	}
+	return out
 }

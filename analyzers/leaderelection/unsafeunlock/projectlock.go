@@ -37,3 +37,19 @@ func funcLabel(recv, name string) string {
 	}
 	return "(" + recv + ")." + name
 }
+
+// fileLocks reports the release of a lock file that removes the file
+// without reading it, when the acquire takes over stale lock files.
+func fileLocks(p *rule.Pass) {
+	for _, l := range lockfacts.FileLocks(p.TypesInfo, p.KB, p.Files()) {
+		p.Reportf(l.Remove, []analysis.RelatedInformation{
+			rule.Related(l.Create, "the lock file is created here, only if absent"),
+			rule.Related(l.Takeover, "a lock file judged stale is removed here, and the lock taken over"),
+		},
+			"%s releases the lock file of %s by removing it without reading it, so without checking that it is still this "+
+				"holder's: %s removes a lock file it judges stale and takes the lock, so a holder that stalls loses the lock "+
+				"to another instance, and its release then removes that instance's lock file and a third instance starts the "+
+				"same work; write an owner token into the lock file and remove it only while it is still yours, or use the elector",
+			"os.Remove", funcLabel(l.Recv, l.Release.Name.Name), funcLabel(l.Recv, l.Acquire.Name.Name))
+	}
+}

@@ -43,6 +43,7 @@ func run(p *rule.Pass) error {
 	}
 	if p.ImportsKnown() {
 		projectLocks(p)
+		fileLocks(p)
 	}
 	return nil
 }
