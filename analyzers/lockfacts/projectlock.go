@@ -3,6 +3,7 @@ package lockfacts
 import (
 	"go/ast"
 	"go/types"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -62,7 +63,7 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 				expiring[tableKey(recv, op.Table, op.Named)] = true
 			}
 		}
-		for _, t := range expiringUpdates(info, fd) {
+		for _, t := range expiringStatements(info, fd) {
 			expiring[tableKey(recv, t.table, t.named)] = true
 		}
 	}
@@ -124,9 +125,13 @@ type updatedTable struct {
 	named bool
 }
 
-// expiringUpdates returns the tables an UPDATE in fd gives an expiry (a
-// renewal: UPDATE locks SET expires_at = ...), named as RowOp tables.
-func expiringUpdates(info *types.Info, fd *ast.FuncDecl) []updatedTable {
+// expiringStatements returns the tables that a statement in fd mentions
+// together with an expiry or time column: a renewal (UPDATE locks SET
+// expires_at = ...), a stale-row cleanup or takeover (DELETE ... WHERE
+// created_at < ...), the table's own definition (CREATE TABLE locks (...,
+// locked_at timestamptz)). Any of them may give the lock an end, so the
+// lock is not judged to have none. Tables are named as RowOp tables.
+func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
 	var out []updatedTable
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -138,24 +143,37 @@ func expiringUpdates(info *types.Info, fd *ast.FuncDecl) []updatedTable {
 			if !ok {
 				continue
 			}
-			s := ParseSQL(text)
-			if s.Verb != "update" || !s.Expiry {
+			q := strings.ToLower(sqlSpace.ReplaceAllString(text, " "))
+			q = sqlQuoted.ReplaceAllString(q, "$1$2")
+			expiry := false
+			for _, w := range sqlWord.FindAllString(q, -1) {
+				if w != holeName && !sqlKeyword[w] && expiryWord(w) {
+					expiry = true
+				}
+			}
+			if !expiry {
 				continue
 			}
-			if hole != "" && s.Table == holeName {
-				out = append(out, updatedTable{"table " + hole, true})
-			} else if hole == "" {
-				out = append(out, updatedTable{"table " + s.Table, false})
-			} else {
-				// the table is not where the expression is: any table of
-				// the receiver type may be the one renewed
-				out = append(out, updatedTable{anyTable, true})
+			for _, m := range sqlTableRef.FindAllStringSubmatch(q, -1) {
+				switch t := m[1]; {
+				case t == holeName:
+					out = append(out, updatedTable{"table " + hole, true})
+				case hole == "":
+					out = append(out, updatedTable{"table " + t, false})
+				default:
+					// the expression is not the table: any table of the
+					// receiver type may be the one meant
+					out = append(out, updatedTable{anyTable, true})
+				}
 			}
 		}
 		return true
 	})
 	return out
 }
+
+// sqlTableRef finds the tables a statement names.
+var sqlTableRef = regexp.MustCompile(`\b(?:from|into|update|join|table(?: if not exists)?)\s+([a-z_][a-z0-9_.]*)`)
 
 // acquireName: Lock, TryLock, Acquire, TryAcquire, AcquireLock, Obtain,
 // LockJob, lockContext (not Locked, Lockout, LockStatus).
