@@ -24,6 +24,9 @@ type ProjectLock struct {
 	// Expiry: some statement of the package on the same rows (the insert,
 	// a renewal, a stale-row cleanup) or the model mentions an expiry.
 	Expiry bool
+	// OwnerRead: the release reads an owner or token column of the rows
+	// first (SELECT owner FROM locks ...): a check, if not an atomic one.
+	OwnerRead bool
 }
 
 // ProjectLocks finds the project's own locks among the package's
@@ -102,7 +105,8 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 							continue
 						}
 						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
-							Expiry: expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
+							OwnerRead: readsOwner(info, Reached(info, decls, r, 2)),
+							Expiry:    expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
 					}
 				}
 			}
@@ -170,6 +174,33 @@ func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
 		return true
 	})
 	return out
+}
+
+// readsOwner: a SELECT in fds (folded as FoldSQL folds) reads an owner or
+// token column.
+func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
+	found := false
+	for _, fd := range fds {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || found {
+				return !found
+			}
+			for _, a := range call.Args {
+				text, _, ok := FoldSQL(info, fd.Body, a, call.Pos())
+				if !ok || ParseSQL(text).Verb != "select" {
+					continue
+				}
+				for _, w := range sqlWord.FindAllString(strings.ToLower(text), -1) {
+					if ownerColumn(w) || strings.Contains(w, "token") {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // sqlTableRef finds the tables a statement names.

@@ -9,13 +9,14 @@ import (
 
 // projectLocks reports the release of a lock the project writes itself
 // (lockfacts.ProjectLocks) that deletes the row by its key alone: no owner
-// or token predicate, no expiry condition.
+// or token predicate, no expiry condition, and no read of the owner before
+// it (a check in two steps, not this message's case).
 func projectLocks(p *rule.Pass) {
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
 	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
 		d := l.Delete
-		if !d.Keyed || d.OwnerPred || d.Expiry || seen[d] {
+		if !d.Keyed || d.OwnerPred || d.Expiry || l.OwnerRead || seen[d] {
 			continue
 		}
 		seen[d] = true

@@ -143,3 +143,25 @@ func (l *ResetLocker) UnlockAll(ctx context.Context) error {
 	_, err := l.db.ExecContext(ctx, "DELETE FROM "+l.table)
 	return err
 }
+
+// Negative: the release reads the owner before it deletes (a check, if in
+// two steps; twin: SQLLocker).
+type CheckedLocker struct {
+	db    *sql.DB
+	table string
+	me    string
+}
+
+func (l *CheckedLocker) TryLock(ctx context.Context, id string) error {
+	_, err := l.db.ExecContext(ctx, "INSERT INTO "+l.table+" (lock_id, owner) VALUES ($1, $2) ON CONFLICT DO NOTHING", id, l.me)
+	return err
+}
+
+func (l *CheckedLocker) Unlock(ctx context.Context, id string) error {
+	var owner string
+	if err := l.db.QueryRowContext(ctx, "SELECT owner FROM "+l.table+" WHERE lock_id = $1", id).Scan(&owner); err != nil || owner != l.me {
+		return err
+	}
+	_, err := l.db.ExecContext(ctx, "DELETE FROM "+l.table+" WHERE lock_id = $1", id)
+	return err
+}
