@@ -8,8 +8,9 @@ import (
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
-// FileLock is a lock a project keeps in a file: an acquire (Lock, TryLock)
-// that creates the file only if it is absent (O_CREATE|O_EXCL) and also
+// FileLock is a lock a project keeps in a file or directory: an acquire
+// (Lock, TryLock) that creates it only if it is absent (O_CREATE|O_EXCL, or
+// os.Mkdir) and also
 // removes a lock file it judges stale, so that the lock can change hands
 // while a slow holder still runs; and a release (Unlock, Release) of the
 // same type that removes the file without reading it first, so without
@@ -57,6 +58,8 @@ func FileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*Fi
 						o.creates = append(o.creates, call)
 					}
 				}
+			case "file-create-excl":
+				o.creates = append(o.creates, call)
 			case "file-remove":
 				o.removes = append(o.removes, call)
 			case "file-read":

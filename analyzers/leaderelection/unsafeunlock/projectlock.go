@@ -1,6 +1,8 @@
 package unsafeunlock
 
 import (
+	"go/ast"
+
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
@@ -51,6 +53,14 @@ func fileLocks(p *rule.Pass) {
 				"holder's: %s removes a lock file it judges stale and takes the lock, so a holder that stalls loses the lock "+
 				"to another instance, and its release then removes that instance's lock file and a third instance starts the "+
 				"same work; write an owner token into the lock file and remove it only while it is still yours, or use the elector",
-			"os.Remove", funcLabel(l.Recv, l.Release.Name.Name), funcLabel(l.Recv, l.Acquire.Name.Name))
+			removeName(p, l.Remove), funcLabel(l.Recv, l.Release.Name.Name), funcLabel(l.Recv, l.Acquire.Name.Name))
 	}
+}
+
+// removeName names the removal call: "os.Remove", "os.RemoveAll".
+func removeName(p *rule.Pass, call *ast.CallExpr) string {
+	if fn := lockfacts.Callee(p.TypesInfo, call); fn != nil && fn.Pkg() != nil {
+		return fn.Pkg().Name() + "." + fn.Name()
+	}
+	return "the removal"
 }

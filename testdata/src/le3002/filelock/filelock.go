@@ -111,3 +111,32 @@ func (s *Scratch) Lock(name string) error {
 }
 
 func (s *Scratch) Unlock(name string) error { return os.Remove(filepath.Join(s.dir, name)) }
+
+// A lock directory: os.Mkdir fails when it exists.
+type DirLock struct{ path string }
+
+// Positive: a stale directory is removed and the lock taken over; the
+// release removes whatever directory is there.
+func (d *DirLock) TryLock() error {
+	if fi, err := os.Stat(d.path); err == nil && time.Since(fi.ModTime()) > staleAfter {
+		os.RemoveAll(d.path)
+	}
+	return os.Mkdir(d.path, 0o700)
+}
+
+func (d *DirLock) Unlock() error {
+	return os.RemoveAll(d.path) // want `os.RemoveAll releases the lock file of \(DirLock\).Unlock by removing it without reading it`
+}
+
+// Negative: os.MkdirAll succeeds when the directory exists, so it takes
+// nothing (twin: DirLock).
+type CacheDir struct{ path string }
+
+func (c *CacheDir) TryLock() error {
+	if fi, err := os.Stat(c.path); err == nil && time.Since(fi.ModTime()) > staleAfter {
+		os.RemoveAll(c.path)
+	}
+	return os.MkdirAll(c.path, 0o700)
+}
+
+func (c *CacheDir) Unlock() error { return os.RemoveAll(c.path) }
