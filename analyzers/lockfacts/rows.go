@@ -63,7 +63,7 @@ func RowOps(info *types.Info, kb *signals.Knowledge, body *ast.BlockStmt, root a
 		switch {
 		case strings.HasPrefix(api.Kind, "sql"):
 			op = sqlRow(info, body, api, call)
-		case api.Kind == "orm-exec":
+		case api.Kind == "orm-exec" || api.Kind == "orm-create" || api.Kind == "orm-destroy":
 			op = ormRow(info, kb, call)
 		}
 		if op != nil {
@@ -128,6 +128,11 @@ func predicate(where string, keys map[string]bool) (keyed, owner bool) {
 // db.NewDelete().Model((*Lock)(nil)).Where("lock_id = ?", id).Exec(ctx).
 func ormRow(info *types.Info, kb *signals.Knowledge, exec *ast.CallExpr) *RowOp {
 	op := &RowOp{Call: exec, What: "Exec"}
+	if sel, ok := ast.Unparen(exec.Fun).(*ast.SelectorExpr); ok {
+		op.What = sel.Sel.Name
+	}
+	clauses := false
+	destroyConds := false
 	var model *modelInfo
 	var wheres []string
 	pk, unknownPred := false, false
@@ -165,6 +170,22 @@ func ormRow(info *types.Info, kb *signals.Knowledge, exec *ast.CallExpr) *RowOp 
 				op.Verb = "delete"
 			case "orm-model":
 				model = readModel(info.TypeOf(arg("model")))
+			case "orm-create":
+				op.Verb = "insert"
+				model = readModel(info.TypeOf(arg("model")))
+			case "orm-destroy":
+				op.Verb = "delete"
+				model = readModel(info.TypeOf(arg("model")))
+				if i, ok := api.Arg("query"); ok && i < len(call.Args) {
+					destroyConds = true
+					w, ok := StringConst(info, call.Args[i])
+					if !ok {
+						unknownPred = true
+					}
+					wheres = append(wheres, strings.ToLower(w))
+				}
+			case "orm-clauses":
+				clauses = true
 			case "orm-where":
 				w, ok := StringConst(info, arg("query"))
 				if !ok {
@@ -201,12 +222,18 @@ func ormRow(info *types.Info, kb *signals.Knowledge, exec *ast.CallExpr) *RowOp 
 		}
 	}
 	if op.Verb == "insert" {
+		if clauses {
+			return nil // gorm Clauses(clause.OnConflict{...}): maybe an upsert
+		}
 		op.Unique = len(model.keys) > 0 || sqlOnNothing.MatchString("on "+on)
 		op.Upsert = strings.Contains(on, "do update")
 		return op
 	}
-	if unknownPred {
+	if unknownPred || clauses {
 		return nil
+	}
+	if len(wheres) == 0 && !destroyConds && op.What == "Delete" {
+		pk = true // gorm Delete(&m) with no condition deletes by m's primary key
 	}
 	if pk {
 		op.Keyed = len(model.pk) > 0
@@ -233,8 +260,11 @@ type modelInfo struct {
 }
 
 // readModel reads the struct behind a model argument (&lock, (*Lock)(nil),
-// Lock{}): bun tags `bun:"lock_id,pk"`, `bun:",unique"`; column names
-// default to the field name in snake case.
+// Lock{}): bun tags `bun:"lock_id,pk"`, `bun:",unique"`; gorm tags
+// `gorm:"primaryKey;column:lock_id"`, `gorm:"uniqueIndex"`; column names
+// default to the field name in snake case. An auto-increment key (bun
+// autoincrement, a gorm integer primary key) takes a new value on every
+// insert, so it makes no insert fail: it is no key here.
 func readModel(t types.Type) *modelInfo {
 	if t == nil {
 		return nil
@@ -251,30 +281,68 @@ func readModel(t types.Type) *modelInfo {
 		return nil
 	}
 	m := &modelInfo{name: named.Obj().Name(), keys: map[string]bool{}}
+	m.fields(st, 0)
+	return m
+}
+
+func (m *modelInfo) fields(st *types.Struct, depth int) {
 	for i := 0; i < st.NumFields(); i++ {
 		f := st.Field(i)
-		tag, _ := lookupTag(st.Tag(i), "bun")
-		if f.Embedded() || tag == "-" {
+		if f.Embedded() {
+			if inner, ok := f.Type().Underlying().(*types.Struct); ok && depth < 2 {
+				m.fields(inner, depth+1) // gorm.Model: ID, CreatedAt...
+			}
 			continue
 		}
-		col, opts, _ := strings.Cut(tag, ",")
+		col, key, pk := "", false, false
+		if tag, ok := lookupTag(st.Tag(i), "bun"); ok {
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			col = name
+			auto := strings.Contains(opts, "autoincrement")
+			for _, o := range strings.Split(opts, ",") {
+				switch o {
+				case "pk":
+					pk, key = true, !auto
+				case "unique":
+					key = true
+				}
+			}
+		} else if tag, ok := lookupTag(st.Tag(i), "gorm"); ok {
+			if tag == "-" {
+				continue
+			}
+			integer := false
+			if b, ok := f.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+				integer = true
+			}
+			for _, o := range strings.Split(tag, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(o), ":")
+				switch strings.ToLower(k) {
+				case "column":
+					col = v
+				case "primarykey", "primary_key":
+					pk, key = true, !integer || strings.Contains(strings.ToLower(tag), "autoincrement:false")
+				case "unique", "uniqueindex":
+					key = true
+				}
+			}
+		}
 		if col == "" {
 			col = snakeCase(f.Name())
 		}
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "pk":
-				m.pk = append(m.pk, col)
-				m.keys[col] = true
-			case "unique":
-				m.keys[col] = true
-			}
+		if pk {
+			m.pk = append(m.pk, col)
+		}
+		if key {
+			m.keys[col] = true
 		}
 		if expiryWord(col) {
 			m.expiry = true
 		}
 	}
-	return m
 }
 
 func lookupTag(tag, key string) (string, bool) {
