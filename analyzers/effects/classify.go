@@ -82,8 +82,7 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
 	case "script":
-		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-		if !ok || !r.scriptEffect(sel.X, &e) {
+		if !r.scriptEffect(call, arg("script"), &e) {
 			return
 		}
 		key := r.keyText(arg("key"))

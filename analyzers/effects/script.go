@@ -11,7 +11,8 @@ import (
 )
 
 // A Redis script run through a handle (redigo's redis.NewScript(n, src)
-// and Script.Do) does what its Lua source says. When the source is a
+// and Script.Do, go-redis's redis.NewScript(src) and Script.Run) or with
+// its source (go-redis Eval) does what its Lua source says. When the source is a
 // constant the analysis can read, its redis.call commands classify the
 // script like the commands themselves; a source it cannot read is a write
 // of unknown kind, as Eval is.
@@ -24,10 +25,18 @@ var luaCall = regexp.MustCompile(`redis\.p?call\s*\(\s*['"]([A-Za-z]+)['"]`)
 // rules judge, not the work's effect: such a script gives no effect.
 var luaConditionalSet = regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"](setnx|hsetnx)['"]|redis\.p?call\s*\(\s*['"]set['"][^)]*['"]nx['"]`)
 
-// scriptEffect classifies a script handle's run from its source. ok is
-// false when the script is coordination and gives no effect.
-func (r *Result) scriptEffect(recv ast.Expr, e *Effect) (ok bool) {
-	src, known := r.scriptSource(recv)
+// scriptEffect classifies a script's run from its source: the script
+// argument (Eval(ctx, src, keys)) when the API has one, else the handle the
+// method is called on. ok is false when the script is coordination or only
+// reads, and gives no effect.
+func (r *Result) scriptEffect(call *ast.CallExpr, script ast.Expr, e *Effect) (ok bool) {
+	var src string
+	known := false
+	if script != nil {
+		src, known = r.constString(script)
+	} else if sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr); isSel {
+		src, known = r.scriptSource(sel.X)
+	}
 	if !known {
 		e.Kind = "write"
 		return true
