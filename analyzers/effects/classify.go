@@ -69,6 +69,15 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
+	case "script":
+		if !r.scriptEffect(call, arg("script"), &e) {
+			return
+		}
+		key := r.keyText(arg("key"))
+		if key == "" || lockKey.MatchString(key) {
+			return // the instance's own key, or coordination state
+		}
+		e.Resource = "redis key " + key
 	case "cmd":
 		cmd, ok := r.constString(arg("cmd"))
 		if !ok {

@@ -81,7 +81,7 @@ func acquires(pkg *lockfacts.Package, f *lockfacts.Func, op *lockfacts.Op) bool 
 			return false
 		}
 		if s.Advisory != "" {
-			return !strings.Contains(s.Advisory, "unlock")
+			return !s.AdvisoryUnlock()
 		}
 		return s.LockTable && (s.Verb == "insert" && (s.OwnerSet || s.OnConflictNothing) ||
 			s.Verb == "update" && s.OwnerSet && !s.OwnerCleared)

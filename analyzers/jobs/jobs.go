@@ -94,7 +94,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "find scheduled and background work, its effects and its guards",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, effects.Analyzer, directive.Analyzer, settings.Analyzer},
-	FactTypes:  []analysis.Fact{(*SchedulesParam)(nil), (*HasHelpers)(nil)},
+	FactTypes:  []analysis.Fact{(*SchedulesParam)(nil), (*HasHelpers)(nil), (*MakesTicker)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -168,6 +168,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return out, nil // fast exit: nothing here can schedule work
 	}
 	f.prepare()
+	f.tickerMakers()
 	f.find()
 	f.registrationWrappers()
 	f.findWrapperCalls()

@@ -47,7 +47,7 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 			if work := arg(a.Arg("fn")); work != nil {
 				f.addFuncJob(call, name, period, work, stack)
 			} else if job := arg(a.Arg("job")); job != nil {
-				f.addMethodJob(call, name, period, job, "Run", stack)
+				f.addJobValue(call, name, period, job, stack)
 			} else if task := arg(a.Arg("task")); task != nil {
 				if tc, ok := ast.Unparen(task).(*ast.CallExpr); ok {
 					tfn, _ := typeutil.Callee(f.pass.TypesInfo, tc).(*types.Func)
@@ -64,6 +64,18 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 			j.Effects = append(j.Effects, enqueueEffect(fn, f.pass.Fset.Position(call.Pos())))
 			j.EffectCalls = append(j.EffectCalls, call)
 			f.finish(j, stack)
+		}
+		return
+	}
+	var mt MakesTicker
+	if f.pass.ImportObjectFact(fn.Origin(), &mt) {
+		// a project's own clock: its NewTicker wraps time.NewTicker
+		period := ""
+		if mt.Period < len(call.Args) {
+			period = f.durationText(call.Args[mt.Period])
+		}
+		for _, loop := range f.receivingLoops(call, stack, mt.Kind == "timer") {
+			f.addLoopJob(call, shortName(fn), period, loop, stack)
 		}
 		return
 	}
@@ -321,9 +333,17 @@ func (f *finder) objOf(e ast.Expr) types.Object {
 	return nil
 }
 
-// refersTo: e is obj, obj.C, or x.obj.C for a field.
+// refersTo: e is obj, obj.C, or x.obj.C for a field; or the channel method
+// of a clock abstraction's ticker or timer, obj.C() or obj.Chan().
 func (f *finder) refersTo(e ast.Expr, obj types.Object) bool {
 	e = ast.Unparen(e)
+	if call, ok := e.(*ast.CallExpr); ok && len(call.Args) == 0 {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "C" || sel.Sel.Name == "Chan") {
+			if _, isChan := f.pass.TypesInfo.TypeOf(call).Underlying().(*types.Chan); isChan && f.objOf(sel.X) == obj {
+				return true
+			}
+		}
+	}
 	if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "C" {
 		if f.objOf(sel.X) == obj {
 			return true
@@ -371,9 +391,13 @@ func (f *finder) rearmed(work ast.Expr) bool {
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reset" {
 				found = true
 			}
-			if fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); fn != nil && fn.Pkg() != nil &&
-				fn.Pkg().Path() == "time" && fn.Name() == "AfterFunc" {
-				found = true
+			// time.AfterFunc, or a clock's AfterFunc: it schedules itself again
+			if fn, _ := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); fn != nil {
+				if a := f.kb.Match(signals.Schedulers, fn); a != nil && a.Kind == "timer" {
+					if _, hasFn := a.Arg("fn"); hasFn {
+						found = true
+					}
+				}
 			}
 		}
 		return !found

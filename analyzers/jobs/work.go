@@ -129,6 +129,11 @@ func (f *finder) scanWork(j *Job, body ast.Node) {
 			j.EffectCalls = append(j.EffectCalls, ev.Call)
 		}
 	}
+	if scan.FirstCoordination() == nil {
+		effs, calls := f.callbackEffects(body)
+		j.Effects = append(j.Effects, effs...)
+		j.EffectCalls = append(j.EffectCalls, calls...)
+	}
 	if j.Guard == "" {
 		j.Guard, j.GuardNode = f.localGuard(body)
 	}

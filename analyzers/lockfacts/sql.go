@@ -28,20 +28,29 @@ type Statement struct {
 	// OnConflictNothing: INSERT ... ON CONFLICT DO NOTHING (a claim).
 	OnConflictNothing bool
 	// Advisory is the advisory-lock function called, lower case
-	// ("pg_advisory_lock", "pg_advisory_unlock", "pg_try_advisory_xact_lock").
+	// ("pg_advisory_lock", "pg_advisory_unlock", "pg_try_advisory_xact_lock";
+	// MySQL's named locks "get_lock", "release_lock", "release_all_locks").
 	Advisory string
 }
 
 // SessionAdvisoryLock reports a session-level (not transaction-scoped)
-// advisory lock acquire.
+// advisory lock acquire: pg_advisory_lock and its try form, or MySQL
+// GET_LOCK, which always belongs to the session.
 func (s *Statement) SessionAdvisoryLock() bool {
 	a := s.Advisory
-	return a != "" && !strings.Contains(a, "xact") && !strings.Contains(a, "unlock") && strings.Contains(a, "advisory_lock")
+	return a == "get_lock" ||
+		a != "" && !strings.Contains(a, "xact") && !strings.Contains(a, "unlock") && strings.Contains(a, "advisory_lock")
 }
 
 // AdvisoryUnlock reports a session advisory unlock.
 func (s *Statement) AdvisoryUnlock() bool {
-	return strings.Contains(s.Advisory, "advisory_unlock")
+	return strings.Contains(s.Advisory, "advisory_unlock") || strings.HasPrefix(s.Advisory, "release_")
+}
+
+// MySQLLock reports MySQL's named locks (GET_LOCK, RELEASE_LOCK), which
+// have no transaction-scoped form.
+func (s *Statement) MySQLLock() bool {
+	return s.Advisory == "get_lock" || strings.HasPrefix(s.Advisory, "release_")
 }
 
 var (
@@ -51,6 +60,7 @@ var (
 	sqlUpdate    = regexp.MustCompile(`^\s*update\s+([a-z0-9_.]+)\s+(?:as\s+[a-z0-9_]+\s+)?set\s+(.*?)(?:\swhere\s(.*))?$`)
 	sqlDelete    = regexp.MustCompile(`^\s*delete\s+from\s+([a-z0-9_.]+)(?:\s+as\s+[a-z0-9_]+)?(?:\s+where\s+(.*))?$`)
 	sqlAdvisory  = regexp.MustCompile(`pg_(?:try_)?advisory_(?:xact_)?(?:un)?lock(?:_shared|_all)?\s*\(`)
+	sqlNamedLock = regexp.MustCompile(`\b(get_lock|release_lock|release_all_locks)\s*\(`)
 	sqlOnNothing = regexp.MustCompile(`on\s+conflict\b.*\bdo\s+nothing`)
 	sqlAssign    = regexp.MustCompile(`([a-z0-9_]+)\s*=\s*([^,]+)`)
 	sqlWord      = regexp.MustCompile(`[a-z_][a-z0-9_]*`)
@@ -65,6 +75,8 @@ func ParseSQL(text string) *Statement {
 	s := &Statement{}
 	if m := sqlAdvisory.FindString(q); m != "" {
 		s.Advisory = strings.TrimSpace(strings.TrimSuffix(m, "("))
+	} else if m := sqlNamedLock.FindStringSubmatch(q); m != nil {
+		s.Advisory = m[1]
 	}
 	var rest string // the statement without its table name
 	switch {

@@ -61,12 +61,7 @@ func run(p *rule.Pass) error {
 					op.What(), op.KeyLabel(), crash)
 			case lockfacts.SQL:
 				s := op.Stmt
-				if !s.LockTable || s.Expiry {
-					continue
-				}
-				switch {
-				case s.Verb == "insert" && (s.OwnerSet || s.OnConflictNothing),
-					s.Verb == "update" && s.OwnerSet && !s.OwnerCleared:
+				if lockRowNoExpiry(s) {
 					p.Reportf(op.Call, nil,
 						"%s takes a lock row in table %s with no expiry column in the statement: %s; "+
 							"store an expiry (locked_until = now() + interval) and let others take over rows whose expiry passed, "+
@@ -89,7 +84,19 @@ func run(p *rule.Pass) error {
 		}
 		etcdTxn(p, info, f)
 	}
+	projectLocks(p)
 	return nil
+}
+
+// lockRowNoExpiry: constant SQL that takes a row of a table named like a
+// lock (an insert that sets an owner or does nothing on conflict, an update
+// that sets the owner) with no expiry column.
+func lockRowNoExpiry(s *lockfacts.Statement) bool {
+	if !s.LockTable || s.Expiry {
+		return false
+	}
+	return s.Verb == "insert" && (s.OwnerSet || s.OnConflictNothing) ||
+		s.Verb == "update" && s.OwnerSet && !s.OwnerCleared
 }
 
 func noTTLWhy(op *lockfacts.Op) string {

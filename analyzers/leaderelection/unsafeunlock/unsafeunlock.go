@@ -41,7 +41,18 @@ func run(p *rule.Pass) error {
 	for _, fd := range lockfacts.Funcs(files) {
 		discardedLock(p, fd, locking)
 	}
+	if p.ImportsKnown() {
+		projectLocks(p)
+		fileLocks(p)
+	}
 	return nil
+}
+
+// releaseByName: constant SQL that releases a row of a table named like a
+// lock by its name only (no owner or token predicate, no expiry).
+func releaseByName(s *lockfacts.Statement) bool {
+	return s.LockTable && s.NamePred && !s.OwnerPred && !s.Expiry &&
+		(s.Verb == "delete" || s.Verb == "update" && s.OwnerCleared)
 }
 
 // redisDeletes reports plain deletes of lock keys.
@@ -128,8 +139,7 @@ func sqlReleases(p *rule.Pass, f *lockfacts.Func) {
 		}
 		s := op.Stmt
 		switch {
-		case s.LockTable && s.NamePred && !s.OwnerPred && !s.Expiry &&
-			(s.Verb == "delete" || s.Verb == "update" && s.OwnerCleared):
+		case releaseByName(s):
 			p.Reportf(op.Call, nil,
 				"%s releases a lock row of table %s by name only, with no owner or token predicate: if this replica's lock "+
 					"expired or was taken over, the statement frees the current holder's lock and another replica starts the same work; "+
@@ -137,21 +147,24 @@ func sqlReleases(p *rule.Pass, f *lockfacts.Func) {
 				op.What(), s.Table)
 		case op.Conn == "pool" && (s.SessionAdvisoryLock() || s.AdvisoryUnlock()):
 			recv := "(" + op.API.Pkg[strings.LastIndexByte(op.API.Pkg, '/')+1:] + "." + op.API.Recv + ")"
+			xact := ", or use pg_advisory_xact_lock inside a transaction"
+			if s.MySQLLock() {
+				xact = "" // MySQL named locks have no transaction-scoped form
+			}
 			if s.AdvisoryUnlock() {
 				p.Reportf(op.Call, nil,
 					"%s runs the session-level %s through a connection pool %s: the lock belongs to the pooled connection that took it, "+
 						"and this unlock may run on another connection, release nothing, and leave the lock held by an idle connection "+
-						"(so no replica gets it again); take the lock, do the work and unlock on one pinned connection (db.Conn(ctx) or pool.Acquire), "+
-						"or use pg_advisory_xact_lock inside a transaction",
-					op.What(), s.Advisory, recv)
+						"(so no replica gets it again); take the lock, do the work and unlock on one pinned connection (db.Conn(ctx) or pool.Acquire)%s",
+					op.What(), s.Advisory, recv, xact)
 				continue
 			}
 			p.Reportf(op.Call, nil,
 				"%s takes the session-level %s through a connection pool %s: the lock belongs to whichever pooled connection ran it, "+
 					"which goes back to the pool; the unlock may run on another connection and release nothing, and other goroutines "+
 					"reusing that connection re-enter the lock; take the lock, do the work and unlock on one pinned connection "+
-					"(db.Conn(ctx) or pool.Acquire), or use pg_advisory_xact_lock inside a transaction",
-				op.What(), s.Advisory, recv)
+					"(db.Conn(ctx) or pool.Acquire)%s",
+				op.What(), s.Advisory, recv, xact)
 		}
 	}
 }

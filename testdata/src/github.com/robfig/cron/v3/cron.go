@@ -19,3 +19,25 @@ func (c *Cron) AddJob(spec string, cmd Job) (EntryID, error)     { return 0, nil
 func (c *Cron) Schedule(schedule Schedule, cmd Job) EntryID      { return 0 }
 func (c *Cron) Start()                                           {}
 func (c *Cron) Stop()                                            {}
+
+// FuncJob is a wrapper that turns a func() into a cron.Job.
+type FuncJob func()
+
+func (f FuncJob) Run() { f() }
+
+// JobWrapper decorates the given Job with some behavior.
+type JobWrapper func(Job) Job
+
+// Chain is a sequence of JobWrappers.
+type Chain struct{ wrappers []JobWrapper }
+
+func NewChain(c ...JobWrapper) Chain { return Chain{c} }
+
+func (c Chain) Then(j Job) Job { return j }
+
+type Logger interface {
+	Info(msg string, keysAndValues ...interface{})
+}
+
+func SkipIfStillRunning(logger Logger) JobWrapper { return nil }
+func Recover(logger Logger) JobWrapper            { return nil }

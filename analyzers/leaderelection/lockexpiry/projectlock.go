@@ -1,0 +1,41 @@
+package lockexpiry
+
+import (
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
+)
+
+// projectLocks reports the acquire of a lock the project writes itself
+// (lockfacts.ProjectLocks: a row inserted by a Lock-like function and
+// deleted by the Unlock-like function of the same type) when nothing on
+// those rows mentions an expiry: not the insert, not the model's columns,
+// no renewal or stale-row cleanup in the package.
+func projectLocks(p *rule.Pass) {
+	info := p.TypesInfo
+	seen := map[*lockfacts.RowOp]bool{}
+	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
+		if l.Expiry || seen[l.Insert] {
+			continue
+		}
+		seen[l.Insert] = true
+		if op := lockfacts.Classify(info, p.KB, l.Insert.Call); op != nil && op.Stmt != nil && lockRowNoExpiry(op.Stmt) {
+			continue // reported as a lock row of its table already
+		}
+		p.Reportf(l.Insert.Call, []analysis.RelatedInformation{rule.Related(l.Delete.Call, "the lock is released here, by deleting the row")},
+			"%s takes the lock in %s by inserting a row of %s, and %s releases it by deleting the row: nothing gives the row "+
+				"an expiry (no expiry column in the statement or the model, no renewal or stale-row cleanup), so "+
+				"if the holder dies while it holds the lock, the row stays and no replica ever takes the lock again; "+
+				"store an expiry (locked_until = now() + interval) and let others take over rows whose expiry passed, "+
+				"or use the elector's Postgres store",
+			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Table, funcLabel(l.Recv, l.Release.Name.Name))
+	}
+}
+
+func funcLabel(recv, name string) string {
+	if recv == "" {
+		return name
+	}
+	return "(" + recv + ")." + name
+}

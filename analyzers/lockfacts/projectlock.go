@@ -1,0 +1,270 @@
+package lockfacts
+
+import (
+	"go/ast"
+	"go/types"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/gatesift/gatesift-vet/signals"
+)
+
+// ProjectLock is a lock a project writes itself over a store: a function
+// named like an acquire (Lock, TryLock, Acquire, AcquireLock, Obtain) that
+// inserts a row, and a function named like a release (Unlock, Release,
+// ReleaseLock) of the same receiver type (or both package-level) that
+// deletes rows of the same table or model. The names say the rows are a
+// lock; the insert and the delete say how it is taken and given back.
+type ProjectLock struct {
+	Recv             string // receiver type name, "" for functions
+	Acquire, Release *ast.FuncDecl
+	Insert, Delete   *RowOp
+	// Expiry: some statement of the package on the same rows (the insert,
+	// a renewal, a stale-row cleanup) or the model mentions an expiry.
+	Expiry bool
+	// OwnerRead: the release reads an owner or token column of the rows
+	// first (SELECT owner FROM locks ...): a check, if not an atomic one.
+	OwnerRead bool
+}
+
+// ProjectLocks finds the project's own locks among the package's
+// functions. The rows an acquire or release writes are those of its body
+// and of the package functions it calls directly.
+func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, fd := range Funcs(files) {
+		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+			decls[fn] = fd
+		}
+	}
+	rows := map[*ast.FuncDecl][]*RowOp{}
+	rowsOf := func(fd *ast.FuncDecl) []*RowOp {
+		if r, ok := rows[fd]; ok {
+			return r
+		}
+		r := RowOps(info, kb, fd.Body, fd.Body)
+		rows[fd] = r
+		return r
+	}
+	// with the rows of the package functions it calls, two calls deep
+	deep := func(fd *ast.FuncDecl) []*RowOp {
+		var out []*RowOp
+		for _, g := range Reached(info, decls, fd, 2) {
+			out = append(out, rowsOf(g)...)
+		}
+		return out
+	}
+	// tables and models some statement gives an expiry; a table named by
+	// an expression, per receiver type
+	expiring := map[string]bool{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		for _, op := range rowsOf(fd) {
+			if op.Expiry {
+				expiring[tableKey(recv, op.Table, op.Named)] = true
+			}
+		}
+		for _, t := range expiringStatements(info, fd) {
+			expiring[tableKey(recv, t.table, t.named)] = true
+		}
+	}
+	type group struct{ acquires, releases []*ast.FuncDecl }
+	groups := map[string]*group{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		g := groups[recv]
+		if g == nil {
+			g = &group{}
+			groups[recv] = g
+		}
+		switch {
+		case acquireName(fd.Name.Name):
+			g.acquires = append(g.acquires, fd)
+		case releaseName(fd.Name.Name):
+			g.releases = append(g.releases, fd)
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []*ProjectLock
+	for _, recv := range names {
+		g := groups[recv]
+		for _, a := range g.acquires {
+			for _, ins := range deep(a) {
+				if ins.Verb != "insert" || !ins.Unique || ins.Upsert {
+					continue
+				}
+				for _, r := range g.releases {
+					for _, del := range deep(r) {
+						if del.Verb != "delete" || del.Table != ins.Table {
+							continue
+						}
+						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
+							OwnerRead: readsOwner(info, Reached(info, decls, r, 2)),
+							Expiry:    expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+const anyTable = "*"
+
+func tableKey(recv, table string, named bool) string {
+	if named {
+		return recv + "\x00" + table
+	}
+	return table
+}
+
+type updatedTable struct {
+	table string
+	named bool
+}
+
+// expiringStatements returns the tables that a statement in fd mentions
+// together with an expiry or time column: a renewal (UPDATE locks SET
+// expires_at = ...), a stale-row cleanup or takeover (DELETE ... WHERE
+// created_at < ...), the table's own definition (CREATE TABLE locks (...,
+// locked_at timestamptz)). Any of them may give the lock an end, so the
+// lock is not judged to have none. Tables are named as RowOp tables.
+func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
+	var out []updatedTable
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		for _, a := range call.Args {
+			text, hole, ok := FoldSQL(info, fd.Body, a, call.Pos())
+			if !ok {
+				continue
+			}
+			q := strings.ToLower(sqlSpace.ReplaceAllString(text, " "))
+			q = sqlQuoted.ReplaceAllString(q, "$1$2")
+			expiry := false
+			for _, w := range sqlWord.FindAllString(q, -1) {
+				if w != holeName && !sqlKeyword[w] && expiryWord(w) {
+					expiry = true
+				}
+			}
+			if !expiry {
+				continue
+			}
+			for _, m := range sqlTableRef.FindAllStringSubmatch(q, -1) {
+				switch t := m[1]; {
+				case t == holeName:
+					out = append(out, updatedTable{"table " + hole, true})
+				case hole == "":
+					out = append(out, updatedTable{"table " + t, false})
+				default:
+					// the expression is not the table: any table of the
+					// receiver type may be the one meant
+					out = append(out, updatedTable{anyTable, true})
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// readsOwner: a SELECT in fds (folded as FoldSQL folds) reads an owner or
+// token column.
+func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
+	found := false
+	for _, fd := range fds {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || found {
+				return !found
+			}
+			for _, a := range call.Args {
+				text, _, ok := FoldSQL(info, fd.Body, a, call.Pos())
+				if !ok || ParseSQL(text).Verb != "select" {
+					continue
+				}
+				for _, w := range sqlWord.FindAllString(strings.ToLower(text), -1) {
+					if ownerColumn(w) || strings.Contains(w, "token") {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// sqlTableRef finds the tables a statement names.
+var sqlTableRef = regexp.MustCompile(`\b(?:from|into|update|join|table(?: if not exists)?)\s+([a-z_][a-z0-9_.]*)`)
+
+// acquireName: Lock, TryLock, Acquire, TryAcquire, AcquireLock, Obtain,
+// LockJob, lockContext (not Locked, Lockout, LockStatus).
+func acquireName(name string) bool {
+	return verbName(name, "lock", "acquire", "obtain")
+}
+
+// releaseName: Unlock, Release, ReleaseLock, UnlockJob.
+func releaseName(name string) bool {
+	return verbName(name, "unlock", "release")
+}
+
+func verbName(name string, verbs ...string) bool {
+	for _, pre := range []string{"try", "Try"} {
+		if rest, ok := strings.CutPrefix(name, pre); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
+			name = rest
+		}
+	}
+	lower := strings.ToLower(name)
+	for _, v := range verbs {
+		if !strings.HasPrefix(lower, v) {
+			continue
+		}
+		rest := name[len(v):]
+		if rest == "" {
+			return true
+		}
+		switch r := rune(rest[0]); {
+		case !unicode.IsUpper(r):
+			continue // Locked, Lockout, Released
+		}
+		switch {
+		case strings.HasPrefix(rest, "Status"), strings.HasPrefix(rest, "State"), strings.HasPrefix(rest, "Info"),
+			strings.HasPrefix(rest, "Holder"), strings.HasPrefix(rest, "Owner"), strings.HasPrefix(rest, "Count"):
+			continue // LockStatus, ReleaseInfo: about the lock, not taking it
+		}
+		return true
+	}
+	return false
+}
+
+// Reached returns fd and the functions of decls it calls statically, up to
+// depth calls deep, in the order first reached.
+func Reached(info *types.Info, decls map[*types.Func]*ast.FuncDecl, fd *ast.FuncDecl, depth int) []*ast.FuncDecl {
+	out := []*ast.FuncDecl{fd}
+	seen := map[*ast.FuncDecl]bool{fd: true}
+	for level, start := 0, 0; level < depth; level++ {
+		end := len(out)
+		for _, g := range out[start:end] {
+			ast.Inspect(g.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if h := decls[Callee(info, call)]; h != nil && !seen[h] {
+						seen[h] = true
+						out = append(out, h)
+					}
+				}
+				return true
+			})
+		}
+		start = end
+	}
+	return out
+}
