@@ -46,7 +46,8 @@ var (
 	errWorkReturned = errors.New("elector: work returned")
 )
 
-// Candidate competes for one lease name. Create it with New and call Run.
+// Candidate competes for one lease name. Create it with New and call Run;
+// one that never calls Run can still report the leader (Observe, Leader).
 type Candidate struct {
 	store     Store
 	watcher   Watcher // nil when the store cannot watch

@@ -91,7 +91,8 @@
 //
 // If the store implements Watcher, standbys wake on its notifications (and
 // still poll at a jittered RetryInterval in case a notification is lost);
-// otherwise they poll. Observe and Candidate.Leader report the leader without competing.
+// otherwise they poll. Candidate.Observe and Candidate.Leader report the leader
+// without competing (a candidate that never calls Run is an observer).
 //
 // # Observability
 //
