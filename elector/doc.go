@@ -3,7 +3,7 @@
 // the others stand by, and a standby takes over when the leader stops,
 // crashes or is cut off.
 //
-//	store, err := pgstore.New(pool) // after pgstore.Migrate; or etcdstore, redisstore; memstore in tests
+//	store, err := pgstore.New(pool) // then store.Migrate(ctx); or etcdstore, redisstore; memstore in tests
 //	c, err := elector.New(store, "billing-reconciler")
 //	...
 //	err = c.Run(ctx, func(ctx context.Context, lease elector.Lease) error {

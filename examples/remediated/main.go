@@ -25,11 +25,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		log.Fatal(err)
-	}
 	store, err := pgstore.New(pool)
 	if err != nil {
+		log.Fatal(err)
+	}
+	if err := store.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
 	billing, err := elector.New(store, "billing")
