@@ -107,6 +107,13 @@
 // elector_events_dropped_total), so this package does not depend on
 // Prometheus. HealthHandler and LeaderHandler serve probes.
 //
+// An Ended event marks the moment a term's leader context ends, whatever
+// the cause (Err), before Run waits for the work and releases the term: an
+// AddObserver callback that clears a readiness flag there runs before the
+// release. The work's error is in the Released event, and the last error
+// of its own in Run's error ("context canceled (the work last failed in
+// term 7: ...)"), so a work that fails on every term is not silent.
+//
 // # Stores
 //
 // Backends implement the small term-scoped Store interface and pass the
