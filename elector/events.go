@@ -80,7 +80,9 @@ type Event struct {
 	Identity string // this candidate's identity
 	Token    uint64 // the term's token; 0 when no term is involved
 	Reason   string // why, in words
-	Err      error  // the store error, if any
+	// Err is the store's error, if any; on Released the work's error, on
+	// Ended the leader context's cause.
+	Err error
 	// Time is when the event happened, on the candidate's clock.
 	Time time.Time
 	// Deadline, when set, is the leader deadline of the term the event is
