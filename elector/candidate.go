@@ -19,9 +19,13 @@ import (
 // context.Cause(ctx) says why the term ended. ctx.Err and ctx.Done check the
 // deadline on the candidate's clock when called, so a check made right before
 // a write is current even just after the process was frozen; lease.Valid does
-// the same. If work returns while the term
-// lasts, the term is released (the Released event's Err carries work's error)
-// and Run competes again after a jittered RetryInterval.
+// the same. If work returns while the term lasts, the term is released and
+// Run competes again after a jittered RetryInterval.
+//
+// The error work returns is reported in the Released event's Err, and the
+// last one that is work's own (any error returned while the term lasted;
+// after its context ended, one that does not wrap context.Canceled or the
+// cause) is carried by Run's error when Run returns.
 type Work func(ctx context.Context, lease Lease) error
 
 var (
@@ -41,12 +45,16 @@ var (
 	// (the leader deadline plus StopBudget): Run returns with the work still
 	// running and its term not released.
 	ErrWorkRunning = errors.New("elector: work still running after its stop budget")
+	// ErrWorkReturned is the cause of a leader context cancelled because
+	// the work returned while its term lasted (goroutines the work started
+	// see it).
+	ErrWorkReturned = errors.New("elector: work returned")
 	// ErrNotLeading is returned by Resign when there is no term to resign.
-	ErrNotLeading   = errors.New("elector: not leading")
-	errWorkReturned = errors.New("elector: work returned")
+	ErrNotLeading = errors.New("elector: not leading")
 )
 
-// Candidate competes for one lease name. Create it with New and call Run.
+// Candidate competes for one lease name. Create it with New and call Run;
+// one that never calls Run can still report the leader (Observe, Leader).
 type Candidate struct {
 	store     Store
 	watcher   Watcher // nil when the store cannot watch
@@ -127,44 +135,6 @@ func (c *Candidate) Lease() (Lease, bool) {
 	return *c.current, true
 }
 
-// termEnd is closed when a term is over: its work returned (or was given
-// up on at shutdown) and its release was tried. err says how it ended.
-type termEnd struct {
-	done chan struct{}
-	err  error // nil: released; else why not, or why it ended otherwise
-}
-
-// Resign gives up the current term gracefully: the work's context is
-// cancelled with cause ErrResigned, the term is released after the work
-// returns, and Run waits two retry intervals before competing again so a
-// standby can take over. It waits until the term is over or ctx ends, and
-// returns nil once the term was released; ErrNotLeading if there was no
-// term to resign; an error saying why otherwise: the release failed (the
-// lease expires in the store), the term had been lost already (ErrLost,
-// ErrDeadlinePassed), or Run gave up on the work at shutdown
-// (ErrWorkRunning). If ctx ends first it returns ctx.Err(), and the
-// resignation goes on.
-func (c *Candidate) Resign(ctx context.Context) error {
-	c.mu.Lock()
-	if c.resign == nil {
-		c.mu.Unlock()
-		return ErrNotLeading
-	}
-	select {
-	case <-c.resign:
-	default:
-		close(c.resign)
-	}
-	end := c.ending
-	c.mu.Unlock()
-	select {
-	case <-end.done:
-		return end.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Leader reads who holds the lease, without competing.
 func (c *Candidate) Leader(ctx context.Context) (Record, error) { return c.store.Read(ctx, c.name) }
 
@@ -185,13 +155,17 @@ func (c *Candidate) beat() {
 // that ends before any other candidate can be granted the lease, renew in the
 // background, release after work returns, and compete again. Store errors are
 // retried with jittered backoff and reported as events; Run never gives up on
-// its own. It returns ctx.Err() once ctx has ended, the last term's work has
-// returned and the term has been released. If the work has not returned by
-// its hard deadline (the leader deadline plus StopBudget), Run gives up on it
-// after reporting WorkOverran: it returns an error wrapping ctx.Err() and
-// ErrWorkRunning, with the work still running and the term left to expire
-// in the store (the process should exit, or the work may overlap the next
-// leader). A second concurrent Run returns ErrAlreadyRunning.
+// its own. It returns once ctx has ended, the last term's work has returned
+// and the term has been released, with an error wrapping ctx.Err() and, if
+// the work ever failed in this Run, the last error of its own (see Work):
+// "context canceled (the work last failed in term 7: ...)". So
+// errors.Is(err, context.Canceled) still holds, and logging Run's error shows
+// why the work kept failing. If the work has not returned by its hard
+// deadline (the leader deadline plus StopBudget), Run gives up on it after
+// reporting WorkOverran: its error wraps ErrWorkRunning too, with the work
+// still running and the term left to expire in the store (the process should
+// exit, or the work may overlap the next leader). A second concurrent Run
+// returns ErrAlreadyRunning.
 func (c *Candidate) Run(ctx context.Context, work Work) error {
 	if work == nil {
 		return errors.New("elector: nil work")
@@ -203,19 +177,30 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 	defer c.startDelivery()()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	fails := 0
-	for ctx.Err() == nil {
+	var (
+		fails     int
+		lastFail  error  // the work's last error of its own
+		failToken uint64 // the term lastFail was returned in
+		abandoned bool
+	)
+	for ctx.Err() == nil && !abandoned {
 		c.beat()
 		c.openWatch(watchCtx)
 		term, sent, err := c.acquire(ctx)
 		switch {
 		case err == nil:
 			fails = 0
-			pause, abandoned := c.lead(ctx, term, sent, work)
-			if abandoned {
-				return fmt.Errorf("%w: %w", ctx.Err(), ErrWorkRunning)
+			var (
+				pause   time.Duration
+				workErr error
+			)
+			pause, workErr, abandoned = c.lead(ctx, term, sent, work)
+			if workErr != nil {
+				lastFail, failToken = workErr, term.Token
 			}
-			c.sleep(ctx, pause)
+			if !abandoned {
+				c.sleep(ctx, pause)
+			}
 		case ctx.Err() != nil:
 		case errors.Is(err, ErrHeld):
 			fails = 0
@@ -227,7 +212,27 @@ func (c *Candidate) Run(ctx context.Context, work Work) error {
 			c.sleep(ctx, wait)
 		}
 	}
-	return ctx.Err()
+	err := ctx.Err()
+	if abandoned {
+		err = fmt.Errorf("%w: %w", err, ErrWorkRunning)
+	}
+	if lastFail != nil {
+		err = fmt.Errorf("%w (the work last failed in term %d: %w)", err, failToken, lastFail)
+	}
+	return err
+}
+
+// ownError is the work's error unless it only reports that the leader
+// context ended: after the context ended, an error wrapping
+// context.Canceled or the context's cause is the work stopping as told.
+func ownError(err error, leaderCtx context.Context, ended bool) error {
+	if err == nil || !ended {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(leaderCtx)) {
+		return nil
+	}
+	return err
 }
 
 func (c *Candidate) acquire(ctx context.Context) (Term, time.Time, error) {
@@ -255,14 +260,15 @@ func (c *Candidate) deadlineAfter(sent, answered time.Time) time.Time {
 }
 
 // lead runs one term and returns how long to wait before competing again,
-// and whether it gave up waiting for the work because ctx ended.
-func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) (pause time.Duration, abandoned bool) {
+// the work's own error (see ownError), and whether it gave up waiting for
+// the work because ctx ended.
+func (c *Candidate) lead(ctx context.Context, term Term, sent time.Time, work Work) (pause time.Duration, own error, abandoned bool) {
 	now := c.clock.Now()
 	deadline := c.deadlineAfter(sent, now)
 	if !now.Before(deadline) {
 		c.emit(Event{Kind: Lost, Token: term.Token, Time: now, Reason: "acquire answered only after the deadline it grants"})
 		c.release(ctx, term)
-		return 0, false
+		return 0, nil, false
 	}
 	// The leader context is cancelled by this loop (or the deadline), not
 	// by Run's context directly, so that a shutdown carries ErrShutdown.
@@ -352,14 +358,16 @@ loop:
 			workReturned = true
 			if st.hasExpired() { // the work returned because the deadline passed
 				reason, missed = "no renew succeeded before the deadline", true
+				own = ownError(workErr, leaderCtx, true)
 				c.emit(Event{Kind: Lost, Token: term.Token, Deadline: st.get(), Reason: reason})
 				break loop
 			}
+			own = workErr
 			reason, pause = "work returned", c.jitter(c.timing.RetryInterval)
 			if workErr != nil {
 				reason = "work failed: " + workErr.Error()
 			}
-			cancel(errWorkReturned)
+			cancel(ErrWorkReturned)
 			break loop
 		case <-ctx.Done():
 			reason = "shutting down"
@@ -369,16 +377,23 @@ loop:
 	}
 	c.setLeader(nil, nil, nil)
 	rn.stopAttempts()
-	if !workReturned && !c.waitWork(ctx, workDone, st, term) {
-		end.err = ErrWorkRunning
-		return 0, true // shutting down with the work still running
+	// The hook for the moment the leader context ends: observers see it
+	// synchronously, before the work is waited for and the term released.
+	c.emit(Event{Kind: Ended, Token: term.Token, Deadline: st.get(), Err: context.Cause(leaderCtx), Reason: reason})
+	if !workReturned {
+		var ok bool
+		if workErr, ok = c.waitWork(ctx, workDone, st, term); !ok {
+			end.err = ErrWorkRunning
+			return 0, nil, true // shutting down with the work still running
+		}
+		own = ownError(workErr, leaderCtx, true)
 	}
 	if storeLost {
 		end.err = context.Cause(leaderCtx)
 		if c.checkIdentity(ctx, term) {
 			pause = c.timing.LeaseDuration
 		}
-		return pause, false
+		return pause, own, false
 	}
 	if missed {
 		end.err = ErrDeadlinePassed
@@ -391,7 +406,7 @@ loop:
 		end.err = fmt.Errorf("elector: release failed; the lease will expire: %w", err)
 		c.emit(Event{Kind: ReleaseFailed, Token: term.Token, Err: err, Reason: reason + "; the lease will expire"})
 	}
-	return pause, false
+	return pause, own, false
 }
 
 // watchdog ends the term at the deadline in st, following renewals. It
@@ -421,7 +436,7 @@ func (c *Candidate) freezeGap() time.Duration {
 	return max(c.timing.StopBudget/2, 50*time.Millisecond)
 }
 
-// waitWork waits for the work to return. Past the hard deadline (the leader
+// waitWork waits for the work to return and returns its error. Past the hard deadline (the leader
 // deadline plus stop budget) the lease may belong to another candidate, so it
 // reports WorkOverran; it keeps waiting, because starting another term while
 // this work runs would make this process overlap itself, unless Run's context
@@ -434,13 +449,13 @@ func (c *Candidate) freezeGap() time.Duration {
 // budget again from the moment of resuming, and the event is Frozen (the
 // process was not running; another leader may have been elected meanwhile)
 // rather than WorkOverran (the work was slow), unless it overruns that too.
-func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *leaseState, term Term) bool {
+func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *leaseState, term Term) (workErr error, ok bool) {
 	hard := st.get().Add(c.timing.StopBudget)
 	t := c.clock.NewTimer(hard.Sub(c.clock.Now()))
 	defer t.Stop()
 	select {
-	case <-workDone:
-		return true
+	case err := <-workDone:
+		return err, true
 	case <-t.C():
 	}
 	now := c.clock.Now()
@@ -448,12 +463,12 @@ func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *lea
 		again := c.clock.NewTimer(c.timing.StopBudget)
 		defer again.Stop()
 		select {
-		case <-workDone:
+		case workErr = <-workDone:
 			c.emit(Event{Kind: Frozen, Token: term.Token, Deadline: st.get(), Reason: fmt.Sprintf(
 				"the process was frozen around its deadline (noticed %v late); the work returned %v after it resumed; "+
 					"another leader may have been elected meanwhile: only fenced writes are safe",
 				gap.Round(time.Millisecond), c.clock.Now().Sub(now).Round(time.Microsecond))})
-			return true
+			return workErr, true
 		case <-again.C():
 			hard = now.Add(c.timing.StopBudget)
 		}
@@ -462,10 +477,10 @@ func (c *Candidate) waitWork(ctx context.Context, workDone <-chan error, st *lea
 		"work did not return within the stop budget (%v, ended %v ago) after its context ended; another leader may be running",
 		c.timing.StopBudget, c.clock.Now().Sub(hard).Round(time.Millisecond))})
 	select {
-	case <-workDone:
-		return true
+	case err := <-workDone:
+		return err, true
 	case <-ctx.Done():
-		return false
+		return nil, false
 	}
 }
 

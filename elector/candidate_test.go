@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/internal/memserver"
 	"github.com/gatesift/gatesift-vet/elector/memstore"
 )
 
@@ -253,7 +254,7 @@ func TestDeadlineAnchoredAtSendTime(t *testing.T) {
 
 func TestLossCancelsWorkAndCompetesAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := memstore.New()
+		s := memserver.New(nil)
 		var ev events
 		c := newCandidate(t, s, "a", &ev)
 		rec := newRecorder()
@@ -318,7 +319,7 @@ func TestIdentityConflictDetected(t *testing.T) {
 
 func TestStoreOutageRetriedUntilRecovery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := memstore.New()
+		s := memserver.New(nil)
 		s.SetDown(true)
 		var ev events
 		c := newCandidate(t, s, "a", &ev)
@@ -327,7 +328,7 @@ func TestStoreOutageRetriedUntilRecovery(t *testing.T) {
 		defer stop()
 		time.Sleep(2 * time.Minute)
 		failed := ev.of(elector.AcquireFailed)
-		if len(failed) < 5 || !errors.Is(failed[0].Err, memstore.ErrUnavailable) {
+		if len(failed) < 5 || !errors.Is(failed[0].Err, memserver.ErrUnavailable) {
 			t.Fatalf("%d AcquireFailed events in 2 min of outage: %+v", len(failed), failed)
 		}
 		// Backoff is capped at the lease duration (plus jitter).

@@ -3,7 +3,7 @@
 // the others stand by, and a standby takes over when the leader stops,
 // crashes or is cut off.
 //
-//	store, err := pgstore.New(pool) // after pgstore.Migrate; or etcdstore, redisstore; memstore in tests
+//	store, err := pgstore.New(pool) // then store.Migrate(ctx); or etcdstore, redisstore; memstore in tests
 //	c, err := elector.New(store, "billing-reconciler")
 //	...
 //	err = c.Run(ctx, func(ctx context.Context, lease elector.Lease) error {
@@ -91,7 +91,8 @@
 //
 // If the store implements Watcher, standbys wake on its notifications (and
 // still poll at a jittered RetryInterval in case a notification is lost);
-// otherwise they poll. Observe and Candidate.Leader report the leader without competing.
+// otherwise they poll. Candidate.Observe and Candidate.Leader report the leader
+// without competing (a candidate that never calls Run is an observer).
 //
 // # Observability
 //
@@ -105,6 +106,13 @@
 // elector_seconds_to_deadline, elector_events_total,
 // elector_events_dropped_total), so this package does not depend on
 // Prometheus. HealthHandler and LeaderHandler serve probes.
+//
+// An Ended event marks the moment a term's leader context ends, whatever
+// the cause (Err), before Run waits for the work and releases the term: an
+// AddObserver callback that clears a readiness flag there runs before the
+// release. The work's error is in the Released event, and the last error
+// of its own in Run's error ("context canceled (the work last failed in
+// term 7: ...)"), so a work that fails on every term is not silent.
 //
 // # Stores
 //

@@ -39,6 +39,17 @@ const (
 	// term was over by then and another leader may have been elected; only
 	// fenced writes made before the freeze are safe.
 	Frozen
+	// Ended: the leader context of a term ended, whatever the reason; Err
+	// is its cause (ErrResigned, ErrShutdown, ErrDeadlinePassed, an error
+	// wrapping ErrLost, or ErrWorkReturned) and Reason says it in words.
+	// It is the hook for the moment leadership ends: emitted once per term
+	// whose work started, by Run as soon as the context ended (right after
+	// Lost when the term was lost), before Run waits for the work to return
+	// and before the term is released. An AddObserver callback sees it
+	// synchronously: Run neither waits for the work nor releases the term
+	// until the callback has returned. (The work's own context.AfterFunc
+	// runs at the cancellation itself, on a goroutine of its own.)
+	Ended
 )
 
 var kindNames = map[EventKind]string{
@@ -52,6 +63,7 @@ var kindNames = map[EventKind]string{
 	IdentityConflict: "identity_conflict",
 	WorkOverran:      "work_overran",
 	Frozen:           "frozen",
+	Ended:            "ended",
 }
 
 func (k EventKind) String() string {
@@ -68,7 +80,9 @@ type Event struct {
 	Identity string // this candidate's identity
 	Token    uint64 // the term's token; 0 when no term is involved
 	Reason   string // why, in words
-	Err      error  // the store error, if any
+	// Err is the store's error, if any; on Released the work's error, on
+	// Ended the leader context's cause.
+	Err error
 	// Time is when the event happened, on the candidate's clock.
 	Time time.Time
 	// Deadline, when set, is the leader deadline of the term the event is
@@ -83,7 +97,7 @@ func (k EventKind) level() slog.Level {
 	switch k {
 	case Renewed:
 		return slog.LevelDebug
-	case Acquired, Released:
+	case Acquired, Released, Ended:
 		return slog.LevelInfo
 	case IdentityConflict, WorkOverran:
 		return slog.LevelError

@@ -108,15 +108,20 @@ func Example_service() {
 }
 
 // Observing who leads, without competing, e.g. for a status page.
-func ExampleObserve() {
+func ExampleCandidate_Observe() {
 	store := memstore.New()
+	observer, err := elector.New(store, "reconciler") // a candidate that never calls Run
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if _, err := store.Acquire(ctx, "reconciler", "host-a", time.Minute); err != nil {
 		fmt.Println(err)
 		return
 	}
-	_ = elector.Observe(ctx, store, "reconciler", time.Second, func(r elector.Record) {
+	_ = observer.Observe(ctx, func(r elector.Record) {
 		fmt.Printf("leader %s, token %d, held %v\n", r.Holder, r.Token, r.Held)
 	})
 	// Output:

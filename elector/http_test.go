@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -67,48 +66,6 @@ func TestHandlers(t *testing.T) {
 		stop()
 		if code, _ := get(t, c.HealthHandler()); code != http.StatusServiceUnavailable {
 			t.Errorf("health after Run returned: %d; want 503", code)
-		}
-	})
-}
-
-func TestObserve(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := memstore.New()
-		var mu sync.Mutex
-		var seen []elector.Record
-		snapshot := func() []elector.Record {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]elector.Record(nil), seen...)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error)
-		go func() {
-			done <- elector.Observe(ctx, s, "lease", time.Second, func(r elector.Record) {
-				mu.Lock()
-				defer mu.Unlock()
-				seen = append(seen, r)
-			})
-		}()
-		synctest.Wait()
-		a, _ := s.Acquire(ctx, "lease", "a", 3*time.Second)
-		synctest.Wait() // the watch wakes the observer at once
-		got := snapshot()
-		if len(got) != 2 || got[1].Term != a || !got[1].Held {
-			t.Fatalf("seen %+v after acquire", got)
-		}
-		time.Sleep(5 * time.Second) // expiry is noticed by polling
-		got = snapshot()
-		if len(got) != 3 || got[2].Held {
-			t.Fatalf("seen %+v after expiry", got)
-		}
-		rec, err := s.Read(ctx, "lease")
-		if err != nil || rec.Term != a || rec.Held {
-			t.Errorf("Read = %+v, %v", rec, err)
-		}
-		cancel()
-		if err := <-done; err == nil {
-			t.Error("Observe returned nil after its context ended")
 		}
 	})
 }

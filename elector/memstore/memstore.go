@@ -1,41 +1,22 @@
 // Package memstore is an in-process elector.Store and elector.Watcher.
 //
-// It is meant for tests, the deterministic simulator and single-process
-// programs. Expiry is judged by the store's own clock, which can be injected
-// with WithClock, so a simulator can drive it from virtual time. Tokens are
-// strictly increasing per lease name and survive Restart and LoseLeases, the
-// way a durable counter in a real backend does.
+// It is meant for tests and single-process programs. Expiry is judged by the
+// store's own clock, which can be injected with WithClock, so a test can
+// drive it from virtual time. Tokens are strictly increasing per lease name.
 package memstore
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/internal/memserver"
 )
 
 // Store is an in-memory lease store. The zero value is not usable; call New.
 type Store struct {
-	now func() time.Time
-
-	mu       sync.Mutex
-	leases   map[string]*lease
-	tokens   map[string]uint64 // last token issued per name; never reset
-	watchers map[string]map[*watcher]struct{}
-	down     bool
-}
-
-type lease struct {
-	term    elector.Term
-	expires time.Time
-	held    bool // false after Release; the term stays as "most recent"
-}
-
-type watcher struct {
-	ch     chan struct{}
-	closed bool
+	now func() time.Time // what options set before New makes the server
+	srv *memserver.Server
 }
 
 // Option configures a Store.
@@ -48,187 +29,36 @@ func WithClock(now func() time.Time) Option {
 
 // New returns an empty store.
 func New(opts ...Option) *Store {
-	s := &Store{
-		now:      time.Now,
-		leases:   make(map[string]*lease),
-		tokens:   make(map[string]uint64),
-		watchers: make(map[string]map[*watcher]struct{}),
-	}
+	s := &Store{now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
+	s.srv = memserver.New(s.now)
 	return s
-}
-
-// ErrUnavailable is returned by every call while the store is down.
-var ErrUnavailable = fmt.Errorf("memstore: store unavailable")
-
-// SetDown makes every call fail with ErrUnavailable (down) or succeed again.
-// It models an outage of the server, not of one client.
-func (s *Store) SetDown(down bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = down
-}
-
-// Restart models a restart of a durable server (a logged Postgres table, etcd):
-// leases and token counters survive, open watches break (their channels close,
-// so watchers fall back to polling and must watch again).
-func (s *Store) Restart() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closeWatchersLocked()
-}
-
-// LoseLeases models a restart of a server whose leases are volatile (Redis
-// without persistence): every lease is forgotten, so a holder that still
-// believes it leads is no longer protected by the store and only fencing
-// tokens keep its writes out. Token counters survive, as the contract requires.
-func (s *Store) LoseLeases() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.leases = make(map[string]*lease)
-	s.closeWatchersLocked()
-}
-
-func (s *Store) closeWatchersLocked() {
-	for name, set := range s.watchers {
-		for w := range set {
-			if !w.closed {
-				w.closed = true
-				close(w.ch)
-			}
-		}
-		delete(s.watchers, name)
-	}
-}
-
-// begin checks the context and availability; it runs with s.mu held.
-func (s *Store) begin(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if s.down {
-		return ErrUnavailable
-	}
-	return nil
-}
-
-func (s *Store) liveLocked(name string, now time.Time) (*lease, bool) {
-	l, ok := s.leases[name]
-	if !ok {
-		return nil, false
-	}
-	return l, l.held && now.Before(l.expires)
 }
 
 // Acquire implements elector.Store.
 func (s *Store) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
-	if ttl <= 0 {
-		return elector.Term{}, fmt.Errorf("memstore: ttl must be positive, got %v", ttl)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return elector.Term{}, err
-	}
-	now := s.now()
-	if l, live := s.liveLocked(name, now); live && l.term.Holder != holder {
-		return elector.Term{}, fmt.Errorf("%w: %q holds %q with token %d", elector.ErrHeld, l.term.Holder, name, l.term.Token)
-	}
-	s.tokens[name]++
-	t := elector.Term{Name: name, Holder: holder, Token: s.tokens[name]}
-	s.leases[name] = &lease{term: t, expires: now.Add(ttl), held: true}
-	s.notifyLocked(name)
-	return t, nil
+	return s.srv.Acquire(ctx, name, holder, ttl)
 }
 
 // Renew implements elector.Store.
 func (s *Store) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
-	if ttl <= 0 {
-		return fmt.Errorf("memstore: ttl must be positive, got %v", ttl)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	now := s.now()
-	l, live := s.liveLocked(t.Name, now)
-	if !live || l.term != t {
-		return fmt.Errorf("%w: renew of %q token %d", elector.ErrLost, t.Name, t.Token)
-	}
-	l.expires = now.Add(ttl)
-	return nil
+	return s.srv.Renew(ctx, t, ttl)
 }
 
 // Release implements elector.Store.
-func (s *Store) Release(ctx context.Context, t elector.Term) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	l, live := s.liveLocked(t.Name, s.now())
-	if !live || l.term != t {
-		return fmt.Errorf("%w: release of %q token %d", elector.ErrLost, t.Name, t.Token)
-	}
-	l.held = false
-	s.notifyLocked(t.Name)
-	return nil
-}
+func (s *Store) Release(ctx context.Context, t elector.Term) error { return s.srv.Release(ctx, t) }
 
 // Read implements elector.Store.
 func (s *Store) Read(ctx context.Context, name string) (elector.Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return elector.Record{}, err
-	}
-	now := s.now()
-	l, live := s.liveLocked(name, now)
-	if l == nil {
-		return elector.Record{}, nil
-	}
-	rec := elector.Record{Term: l.term, Held: live}
-	if live {
-		rec.Remaining = l.expires.Sub(now)
-	}
-	return rec, nil
+	return s.srv.Read(ctx, name)
 }
 
 // Watch implements elector.Watcher. The channel gets a value after every
-// Acquire or Release of name and is closed when ctx ends or the store restarts.
+// Acquire or Release of name and is closed when ctx ends.
 func (s *Store) Watch(ctx context.Context, name string) (<-chan struct{}, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return nil, err
-	}
-	w := &watcher{ch: make(chan struct{}, 1)}
-	if s.watchers[name] == nil {
-		s.watchers[name] = make(map[*watcher]struct{})
-	}
-	s.watchers[name][w] = struct{}{}
-	context.AfterFunc(ctx, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !w.closed {
-			w.closed = true
-			close(w.ch)
-		}
-		delete(s.watchers[name], w)
-	})
-	return w.ch, nil
-}
-
-func (s *Store) notifyLocked(name string) {
-	for w := range s.watchers[name] {
-		select {
-		case w.ch <- struct{}{}:
-		default: // a wakeup is already pending; wakeups are hints
-		}
-	}
+	return s.srv.Watch(ctx, name)
 }
 
 var (

@@ -10,7 +10,7 @@
 //		granted_at timestamptz NOT NULL
 //	);
 //
-// Create it with Migrate, or apply that statement (Schema returns it for a
+// Create it with the store's Migrate method, or apply that statement (Schema returns it for a
 // custom table name, see WithTable) with your own migration tool. Never
 // delete or truncate rows: a row's token column is the lease's fencing token
 // counter, and a deleted row would start again at 1.

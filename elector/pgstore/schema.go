@@ -37,22 +37,15 @@ func schemaSQL(ident string) string {
 )`
 }
 
-// Migrate creates the store's table if it does not exist. Several
+// Migrate creates the store's table (DefaultTable, or WithTable's) if it
+// does not exist; call it once at startup, before the first Acquire. It is
+// a method so that the table it creates is the one the store uses. Several
 // processes may call it at once: a transaction-scoped advisory lock
 // serializes them, because concurrent CREATE TABLE IF NOT EXISTS can still
 // fail on the catalog's unique index. The lock is released at commit, so no
 // session state is left on the pooled connection.
 func (s *Store) Migrate(ctx context.Context) error {
 	return migrate(ctx, s.pool, s.table, s.ident)
-}
-
-// Migrate creates the lease table for a store with opts on pool.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, opts ...Option) error {
-	s, err := New(pool, opts...)
-	if err != nil {
-		return err
-	}
-	return s.Migrate(ctx)
 }
 
 func migrate(ctx context.Context, pool *pgxpool.Pool, table, ident string) error {

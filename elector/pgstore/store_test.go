@@ -106,7 +106,11 @@ func TestMigrateConcurrentAndIdempotent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = Migrate(ctxT(t), pool, WithTable(table))
+			s, err := New(pool, WithTable(table))
+			if err == nil {
+				err = s.Migrate(ctxT(t))
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()

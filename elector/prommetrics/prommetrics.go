@@ -114,7 +114,7 @@ func (m *counters) observe(e elector.Event) {
 			m.leading = true
 			m.transitions.Inc()
 		}
-	case elector.Lost, elector.Released, elector.ReleaseFailed, elector.Frozen, elector.WorkOverran:
+	case elector.Ended, elector.Lost, elector.Released, elector.ReleaseFailed, elector.Frozen, elector.WorkOverran:
 		if m.leading {
 			m.leading = false
 			m.transitions.Inc()

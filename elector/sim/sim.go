@@ -1,6 +1,6 @@
 // Package sim is a deterministic simulator for package elector. It runs real
 // elector.Candidates (their own deadline, renew and release logic, on an
-// injected drifting clock) against a shared memstore inside a
+// injected drifting clock) against a shared in-memory store inside a
 // testing/synctest bubble, so hours of virtual time with crashes, pauses,
 // partitions, dropped and delayed calls and store restarts take milliseconds,
 // and a seed reproduces a run. The checker (check.go) then asserts the safety
@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/internal/memserver"
 	"github.com/gatesift/gatesift-vet/elector/internal/simhooks"
-	"github.com/gatesift/gatesift-vet/elector/memstore"
 )
 
 // Config describes one simulated run. The zero values of the fault fields
@@ -63,10 +63,12 @@ type Config struct {
 	MaxDowntime time.Duration
 	// Resigns per process, at random times.
 	Resigns int
-	// StoreRestarts are durable-store restarts (memstore.Restart), each with
-	// up to MaxDowntime of unavailability.
+	// StoreRestarts are durable-store restarts (leases and token counters
+	// survive, watches break), each with up to MaxDowntime of
+	// unavailability.
 	StoreRestarts int
-	// LeaseLosses are restarts of a volatile store (memstore.LoseLeases):
+	// LeaseLosses are restarts of a volatile store (Redis without
+	// persistence):
 	// live terms vanish, so timing alone can no longer keep leaders apart
 	// and only fencing does. Token counters survive.
 	LeaseLosses int
@@ -188,7 +190,7 @@ func (r *Report) String() string {
 
 type simulation struct {
 	cfg   Config
-	store *memstore.Store
+	store *memserver.Server
 	start time.Time
 	fence fencedResource
 	works sync.WaitGroup // leaders' work functions still running
@@ -263,7 +265,7 @@ func (p *proc) partitioned(t time.Time) bool {
 
 // Run simulates cfg inside the current synctest bubble and checks the result.
 func Run(cfg Config) *Report {
-	s := &simulation{cfg: cfg, store: memstore.New(), start: time.Now(), events: map[elector.EventKind]int{}, asked: map[uint64]time.Time{}}
+	s := &simulation{cfg: cfg, store: memserver.New(nil), start: time.Now(), events: map[elector.EventKind]int{}, asked: map[uint64]time.Time{}}
 	root := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	end := s.start.Add(cfg.Duration)
 	ctx, cancel := context.WithDeadline(context.Background(), end)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
-	"github.com/gatesift/gatesift-vet/elector/memstore"
+	"github.com/gatesift/gatesift-vet/elector/internal/memserver"
 )
 
 var (
@@ -17,11 +17,11 @@ var (
 	errHung        = errors.New("sim: connection broke after hanging")
 )
 
-// faultyStore is one process's client of the shared memstore: it pauses with
+// faultyStore is one process's client of the shared in-memory store: it pauses with
 // the process and drops, delays and partitions calls as the seed decides.
 type faultyStore struct {
 	p *proc
-	s *memstore.Store
+	s *memserver.Server
 }
 
 type fate struct {

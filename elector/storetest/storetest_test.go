@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/internal/memserver"
 	"github.com/gatesift/gatesift-vet/elector/memstore"
 	"github.com/gatesift/gatesift-vet/elector/storetest"
 )
@@ -144,16 +145,16 @@ func TestLeaseNameUnique(t *testing.T) {
 	}
 }
 
-// restartable models a server restart on top of memstore: durable restarts
+// restartable models a server restart on top of memserver: durable restarts
 // keep the token counters, the broken variant forgets them.
 type restartable struct {
-	s      *memstore.Store
+	s      *memserver.Server
 	forget bool
 }
 
 func (r *restartable) restart(t *testing.T) {
 	if r.forget {
-		r.s = memstore.New() // a store that loses its counters
+		r.s = memserver.New(nil) // a store that loses its counters
 		return
 	}
 	r.s.Restart()
@@ -161,14 +162,14 @@ func (r *restartable) restart(t *testing.T) {
 }
 
 func TestRunRestart(t *testing.T) {
-	r := &restartable{s: memstore.New()}
+	r := &restartable{s: memserver.New(nil)}
 	storetest.RunRestart(t, func(t *testing.T) elector.Store { return r.s }, r.restart)
 }
 
 func TestRunRestartCatchesReusedTokens(t *testing.T) {
 	switch os.Getenv(brokenEnv) {
 	case "forget-tokens":
-		r := &restartable{s: memstore.New(), forget: true}
+		r := &restartable{s: memserver.New(nil), forget: true}
 		storetest.RunRestart(t, func(t *testing.T) elector.Store { return r.s }, r.restart)
 		return
 	case "weak-stale-snapshot":

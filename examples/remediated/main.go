@@ -25,11 +25,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		log.Fatal(err)
-	}
 	store, err := pgstore.New(pool)
 	if err != nil {
+		log.Fatal(err)
+	}
+	if err := store.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
 	billing, err := elector.New(store, "billing")
@@ -37,12 +37,12 @@ func main() {
 		log.Fatal(err)
 	}
 	// Run competes until ctx ends; the work runs only while this replica
-	// holds the lease, and its ctx ends before anyone else can lead.
-	if err := billing.Run(ctx, func(ctx context.Context, lease elector.Lease) error {
+	// holds the lease, and its ctx ends before anyone else can lead. Its
+	// error is ctx's, plus the work's last failure if it had one.
+	err = billing.Run(ctx, func(ctx context.Context, lease elector.Lease) error {
 		return runBilling(ctx, pool, lease)
-	}); err != nil && ctx.Err() == nil {
-		log.Fatal(err)
-	}
+	})
+	log.Printf("billing stopped: %v", err)
 }
 
 // runBilling is the leader's work: every job of the family, on one
