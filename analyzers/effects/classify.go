@@ -41,7 +41,12 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		text, ok := r.statementText(call, i)
 		if !ok {
 			if a.Kind == "sqlread" {
-				return // a query we cannot read is not evidence of a write
+				// A query we cannot read is not evidence of a write; when it
+				// is a parameter, its callers may show a claim.
+				if p := r.paramOf(call, i); p >= 0 {
+					ev.Queries = append(ev.Queries, QueryParam{Param: p, Gate: r.gate(call).returned, API: apiName(fn), Where: e.Where})
+				}
+				return
 			}
 			// A statement we cannot read may insert or converge: unknown,
 			// silent unless the strict profile asks. When it is a parameter

@@ -71,6 +71,18 @@ type Summary struct {
 	// Telemetry reports that the function reads the process's own
 	// statistics (runtime, Prometheus registry, expvar).
 	Telemetry bool
+	// Queries are the function's parameters that it runs as a query
+	// (QueryContext(ctx, q)): a caller that passes a claim (SELECT ... FOR
+	// UPDATE SKIP LOCKED, UPDATE ... RETURNING) makes it one.
+	Queries []QueryParam
+}
+
+// QueryParam is a parameter a function runs as a query statement.
+type QueryParam struct {
+	Param int    // index among the function's parameters
+	Gate  bool   // the function returns the query's answer
+	API   string // the query call
+	Where string
 }
 
 // AFact marks Summary as a fact.
@@ -159,7 +171,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -291,7 +303,8 @@ type Event struct {
 	// it coordinates a caller only when the caller checks that answer.
 	Gate      bool
 	Consume   bool
-	Telemetry bool // reads the process's own statistics
+	Telemetry bool         // reads the process's own statistics
+	Queries   []QueryParam // query statements handed in by the caller
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -346,6 +359,13 @@ func (s *Scanned) Telemetry() bool {
 // Summary folds the events into a function summary.
 func (s *Scanned) Summary(fn *types.Func) *Summary {
 	sum := &Summary{Consumes: s.Consumes(), Telemetry: s.Telemetry()}
+	for _, e := range s.Events {
+		for _, q := range e.Queries {
+			if len(sum.Queries) < maxEffects {
+				sum.Queries = append(sum.Queries, q)
+			}
+		}
+	}
 	if c := s.FirstCoordination(); c != nil {
 		sum.Coordination, sum.Gate = c.Coordination, c.Gate
 		return sum // the effects are behind coordination: not the caller's problem
@@ -383,7 +403,7 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 			for _, lit := range coordinated {
 				skip[lit] = true
 			}
-			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry {
+			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry || len(ev.Queries) > 0 {
 				out.Events = append(out.Events, ev)
 			}
 		}
@@ -469,6 +489,9 @@ func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit
 			continue // the statement this call hands on is a read, a claim, per-replica
 		}
 		ev.Effects = append(ev.Effects, e)
+	}
+	for _, q := range s.Queries {
+		r.resolveQuery(call, fn, q, &ev)
 	}
 	return ev, nil
 }

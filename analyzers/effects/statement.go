@@ -203,3 +203,22 @@ func (r *Result) resolveStatement(call *ast.CallExpr, e *Effect, ev *Event) bool
 	}
 	return r.statement(call, idx, text, e.StmtGate, ev, e)
 }
+
+// resolveQuery reads, at a call of helper, the query statement the helper
+// runs as its parameter q.Param: a claim coordinates (when the helper
+// returns its answer and this call tests it), a writing query (UPDATE ...
+// RETURNING) is the effect, a plain read is nothing. A query handed on
+// again stays a query parameter of the caller.
+func (r *Result) resolveQuery(call *ast.CallExpr, helper *types.Func, q QueryParam, ev *Event) {
+	text, ok := r.statementText(call, q.Param)
+	if !ok {
+		if p := r.paramOf(call, q.Param); p >= 0 {
+			ev.Queries = append(ev.Queries, QueryParam{Param: p, Gate: q.Gate && r.gate(call).returned, API: q.API, Where: q.Where})
+		}
+		return
+	}
+	e := Effect{Kind: "write", API: q.API, Where: q.Where, Via: funcName(helper)}
+	if r.statement(call, q.Param, text, q.Gate, ev, &e) {
+		ev.Effects = append(ev.Effects, e)
+	}
+}

@@ -105,3 +105,42 @@ func (s *pgStore) relayed(ctx context.Context) {
 		s.relay(ctx, `INSERT INTO relays (at) VALUES (now())`)
 	}
 }
+
+// query runs the query its caller hands it.
+func (s *pgStore) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.db.QueryContext(ctx, q, args...)
+}
+
+// Negative: a SKIP LOCKED claim through the query helper splits the work.
+func (s *pgStore) claimBatch(ctx context.Context) {
+	for range time.Tick(time.Minute) {
+		rows, err := s.query(ctx, `SELECT id FROM outbox WHERE sent = false LIMIT 10 FOR UPDATE SKIP LOCKED`)
+		if err != nil {
+			continue
+		}
+		rows.Close()
+		s.run(ctx, `INSERT INTO deliveries (at) VALUES (now())`)
+	}
+}
+
+// Positive twin: a plain select through the helper claims nothing.
+func (s *pgStore) readBatch(ctx context.Context) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table deliveries \(via le1001.\(\*pgStore\).run\); guarded by nothing`
+		rows, err := s.query(ctx, `SELECT id FROM outbox WHERE sent = false LIMIT 10`)
+		if err != nil {
+			continue
+		}
+		rows.Close()
+		s.run(ctx, `INSERT INTO deliveries (at) VALUES (now())`)
+	}
+}
+
+// Positive: a query that writes (UPDATE ... RETURNING) through the helper.
+func (s *pgStore) bumpBatch(ctx context.Context) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it increments table outbox \(via le1001.\(\*pgStore\).query\); guarded by nothing`
+		rows, err := s.query(ctx, `UPDATE outbox SET tries = tries + 1 WHERE sent = false RETURNING id`)
+		if err == nil {
+			rows.Close()
+		}
+	}
+}
