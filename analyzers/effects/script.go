@@ -25,6 +25,13 @@ var luaCall = regexp.MustCompile(`redis\.p?call\s*\(\s*['"]([A-Za-z]+)['"]`)
 // rules judge, not the work's effect: such a script gives no effect.
 var luaConditionalSet = regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"](setnx|hsetnx)['"]|redis\.p?call\s*\(\s*['"]set['"][^)]*['"]nx['"]`)
 
+// luaTakes: a script that branches on what a removing command answered
+// (if redis.call('ZREM', ...) == 1, local job = redis.call('LPOP', ...)
+// then if job) takes each item once: a second replica's run finds it gone.
+// That is a claim, however many replicas run the script: no effect.
+var luaTakes = regexp.MustCompile(`(?i)(\bif\b[^\n]*|\blocal\s+\w+\s*=\s*)redis\.p?call\s*\(\s*['"](` +
+	`lpop|rpop|rpoplpush|lmove|blpop|brpop|zpopmin|zpopmax|spop|zrem|srem|lrem|hdel|del|unlink|getdel|smove)['"]`)
+
 // scriptEffect classifies a script's run from its source: the script
 // argument (Eval(ctx, src, keys)) when the API has one, else the handle the
 // method is called on. ok is false when the script is coordination or only
@@ -41,7 +48,7 @@ func (r *Result) scriptEffect(call *ast.CallExpr, script ast.Expr, e *Effect) (o
 		e.Kind = "write"
 		return true
 	}
-	if luaConditionalSet.MatchString(src) {
+	if luaConditionalSet.MatchString(src) || luaTakes.MatchString(src) {
 		return false
 	}
 	rank := map[string]int{"": 0, "delete": 1, "update": 2, "insert": 2, "write": 3, "increment": 4, "send": 4}
