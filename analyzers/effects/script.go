@@ -72,18 +72,29 @@ func (r *Result) scriptEffect(call *ast.CallExpr, script ast.Expr, e *Effect) (o
 
 // scriptSource returns the constant Lua source of a script handle: the
 // handle built in place (redis.NewScript(1, src).Do(...)), or a variable
-// assigned once from such a call (a package-level var, or a local one).
+// or unexported struct field assigned once, in this package, from such a
+// call (a package-level var, a local one, a field set where the struct is
+// built).
 func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 	recv = ast.Unparen(recv)
 	if call, ok := recv.(*ast.CallExpr); ok {
 		return r.newScriptSource(call)
 	}
-	id, ok := recv.(*ast.Ident)
-	if !ok {
-		return "", false
+	var v *types.Var
+	switch x := recv.(type) {
+	case *ast.Ident:
+		v, _ = r.pass.TypesInfo.Uses[x].(*types.Var)
+	case *ast.SelectorExpr:
+		// a handle kept in a struct field (r.script), set where the
+		// struct is built: an unexported field, so every store is here
+		if sel, ok := r.pass.TypesInfo.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			v, _ = sel.Obj().(*types.Var)
+			if v != nil && v.Exported() {
+				return "", false
+			}
+		}
 	}
-	v, ok := r.pass.TypesInfo.Uses[id].(*types.Var)
-	if !ok || v.Pkg() != r.pass.Pkg {
+	if v == nil || v.Pkg() != r.pass.Pkg {
 		return "", false
 	}
 	var init ast.Expr
@@ -97,10 +108,20 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 						init, assigns = n.Values[i], assigns+1
 					}
 				}
+			case *ast.KeyValueExpr:
+				if key, ok := n.Key.(*ast.Ident); ok && v.IsField() && r.pass.TypesInfo.ObjectOf(key) == v {
+					init, assigns = n.Value, assigns+1
+				}
 			case *ast.AssignStmt:
 				for i, l := range n.Lhs {
-					lid, ok := ast.Unparen(l).(*ast.Ident)
-					if !ok || r.pass.TypesInfo.ObjectOf(lid) != v {
+					var lid *ast.Ident
+					switch l := ast.Unparen(l).(type) {
+					case *ast.Ident:
+						lid = l
+					case *ast.SelectorExpr:
+						lid = l.Sel
+					}
+					if lid == nil || r.pass.TypesInfo.ObjectOf(lid) != v {
 						continue
 					}
 					assigns++
@@ -110,8 +131,21 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 				}
 			case *ast.UnaryExpr:
 				if n.Op == token.AND {
-					if aid, ok := ast.Unparen(n.X).(*ast.Ident); ok && r.pass.TypesInfo.Uses[aid] == v {
+					var aid *ast.Ident
+					switch x := ast.Unparen(n.X).(type) {
+					case *ast.Ident:
+						aid = x
+					case *ast.SelectorExpr:
+						aid = x.Sel
+					}
+					if aid != nil && r.pass.TypesInfo.Uses[aid] == v {
 						assigns += 2 // its address escapes: any value may be stored
+					}
+				}
+			case *ast.CompositeLit:
+				if v.IsField() && len(n.Elts) > 0 && literalOf(r.pass.TypesInfo.TypeOf(n), v) {
+					if _, keyed := n.Elts[0].(*ast.KeyValueExpr); !keyed {
+						assigns += 2 // positional: which value is the handle is not read here
 					}
 				}
 			}
@@ -136,4 +170,24 @@ func (r *Result) newScriptSource(call *ast.CallExpr) (string, bool) {
 		return "", false
 	}
 	return r.constString(call.Args[len(call.Args)-1])
+}
+
+// literalOf reports whether t (or what it points to) is a struct with field v.
+func literalOf(t types.Type, v *types.Var) bool {
+	if t == nil {
+		return false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if st.Field(i) == v {
+			return true
+		}
+	}
+	return false
 }

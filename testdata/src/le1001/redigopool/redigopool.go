@@ -134,3 +134,44 @@ func (r *reaper) unclaimed() {
 		t.Reset(time.Second)
 	}
 }
+
+// A script handle kept in a struct field, set where the struct is built.
+type reporter struct {
+	pool   *redis.Pool
+	script *redis.Script
+}
+
+func newReporter(pool *redis.Pool) *reporter {
+	return &reporter{pool: pool, script: redis.NewScript(1, `return redis.call('rpush', KEYS[1], ARGV[1])`)}
+}
+
+// Positive: the field's only value pushes unconditionally.
+func (r *reporter) run() {
+	t := time.NewTimer(time.Minute) // want `time.NewTimer runs loop body on every replica every 1m0s: it sends redis key jobs:reports`
+	for range t.C {
+		conn := r.pool.Get()
+		r.script.Do(conn, "jobs:reports", "daily")
+		conn.Close()
+		t.Reset(time.Minute)
+	}
+}
+
+// Negative: the field's only value only reads (twin: reporter).
+type watcher struct {
+	pool   *redis.Pool
+	script *redis.Script
+}
+
+func newWatcher(pool *redis.Pool) *watcher {
+	return &watcher{pool: pool, script: redis.NewScript(1, `return redis.call('llen', KEYS[1])`)}
+}
+
+func (w *watcher) run() {
+	t := time.NewTimer(time.Minute)
+	for range t.C {
+		conn := w.pool.Get()
+		w.script.Do(conn, "jobs:reports")
+		conn.Close()
+		t.Reset(time.Minute)
+	}
+}
