@@ -27,9 +27,9 @@ var luaConditionalSet = regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"](setnx|
 
 // luaTakes: a script that branches on what a removing command answered
 // (if redis.call('ZREM', ...) == 1, local job = redis.call('LPOP', ...)
-// then if job) takes each item once: a second replica's run finds it gone.
+// then if job; an answer kept in any variable counts) takes each item once: a second replica's run finds it gone.
 // That is a claim, however many replicas run the script: no effect.
-var luaTakes = regexp.MustCompile(`(?i)(\bif\b[^\n]*|\blocal\s+\w+\s*=\s*)redis\.p?call\s*\(\s*['"](` +
+var luaTakes = regexp.MustCompile(`(?i)(\bif\b[^\n]*|\b\w+\s*=\s*)redis\.p?call\s*\(\s*['"](` +
 	`lpop|rpop|rpoplpush|lmove|blpop|brpop|zpopmin|zpopmax|spop|zrem|srem|lrem|hdel|del|unlink|getdel|smove)['"]`)
 
 // scriptEffect classifies a script's run from its source: the script

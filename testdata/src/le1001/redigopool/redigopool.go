@@ -175,3 +175,21 @@ func (w *watcher) run() {
 		t.Reset(time.Minute)
 	}
 }
+
+// Negative: the answer of RPOPLPUSH kept in a variable declared earlier
+// gates the rest: each job moves once (twin: enqueue).
+var move = redis.NewScript(3, `
+local res
+res = redis.call('rpoplpush', KEYS[1], KEYS[2])
+if res then redis.call('incr', KEYS[3]) end
+return res`)
+
+func (r *reaper) moveLoop() {
+	t := time.NewTimer(time.Minute)
+	for range t.C {
+		conn := r.pool.Get()
+		move.Do(conn, "jobs:inprogress", "jobs:queue", "stats:moved")
+		conn.Close()
+		t.Reset(time.Minute)
+	}
+}
