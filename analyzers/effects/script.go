@@ -25,6 +25,13 @@ var luaCall = regexp.MustCompile(`redis\.p?call\s*\(\s*['"]([A-Za-z]+)['"]`)
 // rules judge, not the work's effect: such a script gives no effect.
 var luaConditionalSet = regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"](setnx|hsetnx)['"]|redis\.p?call\s*\(\s*['"]set['"][^)]*['"]nx['"]`)
 
+// luaTakes: a script that branches on what a removing command answered
+// (if redis.call('ZREM', ...) == 1, local job = redis.call('LPOP', ...)
+// then if job; an answer kept in any variable counts) takes each item once: a second replica's run finds it gone.
+// That is a claim, however many replicas run the script: no effect.
+var luaTakes = regexp.MustCompile(`(?i)(\bif\b[^\n]*|\b\w+\s*=\s*)redis\.p?call\s*\(\s*['"](` +
+	`lpop|rpop|rpoplpush|lmove|blpop|brpop|zpopmin|zpopmax|spop|zrem|srem|lrem|hdel|del|unlink|getdel|smove)['"]`)
+
 // scriptEffect classifies a script's run from its source: the script
 // argument (Eval(ctx, src, keys)) when the API has one, else the handle the
 // method is called on. ok is false when the script is coordination or only
@@ -41,7 +48,7 @@ func (r *Result) scriptEffect(call *ast.CallExpr, script ast.Expr, e *Effect) (o
 		e.Kind = "write"
 		return true
 	}
-	if luaConditionalSet.MatchString(src) {
+	if luaConditionalSet.MatchString(src) || luaTakes.MatchString(src) {
 		return false
 	}
 	rank := map[string]int{"": 0, "delete": 1, "update": 2, "insert": 2, "write": 3, "increment": 4, "send": 4}
@@ -65,18 +72,29 @@ func (r *Result) scriptEffect(call *ast.CallExpr, script ast.Expr, e *Effect) (o
 
 // scriptSource returns the constant Lua source of a script handle: the
 // handle built in place (redis.NewScript(1, src).Do(...)), or a variable
-// assigned once from such a call (a package-level var, or a local one).
+// or unexported struct field assigned once, in this package, from such a
+// call (a package-level var, a local one, a field set where the struct is
+// built).
 func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 	recv = ast.Unparen(recv)
 	if call, ok := recv.(*ast.CallExpr); ok {
 		return r.newScriptSource(call)
 	}
-	id, ok := recv.(*ast.Ident)
-	if !ok {
-		return "", false
+	var v *types.Var
+	switch x := recv.(type) {
+	case *ast.Ident:
+		v, _ = r.pass.TypesInfo.Uses[x].(*types.Var)
+	case *ast.SelectorExpr:
+		// a handle kept in a struct field (r.script), set where the
+		// struct is built: an unexported field, so every store is here
+		if sel, ok := r.pass.TypesInfo.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			v, _ = sel.Obj().(*types.Var)
+			if v != nil && v.Exported() {
+				return "", false
+			}
+		}
 	}
-	v, ok := r.pass.TypesInfo.Uses[id].(*types.Var)
-	if !ok || v.Pkg() != r.pass.Pkg {
+	if v == nil || v.Pkg() != r.pass.Pkg {
 		return "", false
 	}
 	var init ast.Expr
@@ -90,10 +108,20 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 						init, assigns = n.Values[i], assigns+1
 					}
 				}
+			case *ast.KeyValueExpr:
+				if key, ok := n.Key.(*ast.Ident); ok && v.IsField() && r.pass.TypesInfo.ObjectOf(key) == v {
+					init, assigns = n.Value, assigns+1
+				}
 			case *ast.AssignStmt:
 				for i, l := range n.Lhs {
-					lid, ok := ast.Unparen(l).(*ast.Ident)
-					if !ok || r.pass.TypesInfo.ObjectOf(lid) != v {
+					var lid *ast.Ident
+					switch l := ast.Unparen(l).(type) {
+					case *ast.Ident:
+						lid = l
+					case *ast.SelectorExpr:
+						lid = l.Sel
+					}
+					if lid == nil || r.pass.TypesInfo.ObjectOf(lid) != v {
 						continue
 					}
 					assigns++
@@ -103,8 +131,21 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 				}
 			case *ast.UnaryExpr:
 				if n.Op == token.AND {
-					if aid, ok := ast.Unparen(n.X).(*ast.Ident); ok && r.pass.TypesInfo.Uses[aid] == v {
+					var aid *ast.Ident
+					switch x := ast.Unparen(n.X).(type) {
+					case *ast.Ident:
+						aid = x
+					case *ast.SelectorExpr:
+						aid = x.Sel
+					}
+					if aid != nil && r.pass.TypesInfo.Uses[aid] == v {
 						assigns += 2 // its address escapes: any value may be stored
+					}
+				}
+			case *ast.CompositeLit:
+				if v.IsField() && len(n.Elts) > 0 && literalOf(r.pass.TypesInfo.TypeOf(n), v) {
+					if _, keyed := n.Elts[0].(*ast.KeyValueExpr); !keyed {
+						assigns += 2 // positional: which value is the handle is not read here
 					}
 				}
 			}
@@ -129,4 +170,24 @@ func (r *Result) newScriptSource(call *ast.CallExpr) (string, bool) {
 		return "", false
 	}
 	return r.constString(call.Args[len(call.Args)-1])
+}
+
+// literalOf reports whether t (or what it points to) is a struct with field v.
+func literalOf(t types.Type, v *types.Var) bool {
+	if t == nil {
+		return false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if st.Field(i) == v {
+			return true
+		}
+	}
+	return false
 }

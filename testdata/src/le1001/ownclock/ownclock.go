@@ -64,3 +64,12 @@ func (b *biller) wall(ctx context.Context, w clock.Wall) {
 		b.charge(ctx)
 	}
 }
+
+// Negative: latestPacer is a real implementation that ticks by hand (a name
+// containing "test" is no test double; twin: wall).
+func (b *biller) latest(ctx context.Context, l clock.Latest) {
+	t := l.NewTicker(time.Minute)
+	for range t.C() {
+		b.charge(ctx)
+	}
+}

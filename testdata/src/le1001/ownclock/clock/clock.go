@@ -80,3 +80,20 @@ type Wall interface {
 func (wallPacer) Now() time.Time { return time.Now() }
 
 var _ Wall = wallPacer{}
+
+// Latest has one implementation whose name only looks like a test double
+// (latest, not test): it counts, and it ticks by hand.
+type Latest interface {
+	Since() time.Duration
+	NewTicker(d time.Duration) Ticker
+}
+
+type latestPacer struct{ ch chan time.Time }
+
+func (l *latestPacer) Since() time.Duration             { return 0 }
+func (l *latestPacer) NewTicker(d time.Duration) Ticker { return &manualTicker{ch: l.ch} }
+
+type wallSince struct{}
+
+func (wallSince) Since() time.Duration             { return 0 }
+func (wallSince) NewTicker(d time.Duration) Ticker { return &realTicker{t: time.NewTicker(d)} }
