@@ -143,7 +143,7 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 					}
 				}
 			case *ast.CompositeLit:
-				if v.IsField() && len(n.Elts) > 0 && literalOf(r.pass.TypesInfo.TypeOf(n), v) {
+				if v.IsField() && len(n.Elts) > 0 && HasField(r.pass.TypesInfo.TypeOf(n), v) {
 					if _, keyed := n.Elts[0].(*ast.KeyValueExpr); !keyed {
 						assigns += 2 // positional: which value is the handle is not read here
 					}
@@ -172,8 +172,9 @@ func (r *Result) newScriptSource(call *ast.CallExpr) (string, bool) {
 	return r.constString(call.Args[len(call.Args)-1])
 }
 
-// literalOf reports whether t (or what it points to) is a struct with field v.
-func literalOf(t types.Type, v *types.Var) bool {
+// HasField reports whether t (or what it points to) is a struct with field
+// v: a composite literal of t can set v.
+func HasField(t types.Type, v *types.Var) bool {
 	if t == nil {
 		return false
 	}

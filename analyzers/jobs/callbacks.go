@@ -81,7 +81,7 @@ func (f *finder) storedEffects(v *types.Var) []effects.Effect {
 			}
 			switch n := n.(type) {
 			case *ast.CompositeLit:
-				if len(n.Elts) > 0 && hasField(f.pass.TypesInfo.TypeOf(n), v) {
+				if len(n.Elts) > 0 && effects.HasField(f.pass.TypesInfo.TypeOf(n), v) {
 					if _, keyed := n.Elts[0].(*ast.KeyValueExpr); !keyed {
 						unknown = true // positional: every field is stored
 					}
@@ -197,24 +197,4 @@ func returnedLiterals(body *ast.BlockStmt) ([]*ast.FuncLit, bool) {
 		return ok
 	})
 	return lits, ok && len(lits) > 0
-}
-
-// hasField reports whether t (or what it points to) is a struct with field v.
-func hasField(t types.Type, v *types.Var) bool {
-	if t == nil {
-		return false
-	}
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok {
-		return false
-	}
-	for i := 0; i < st.NumFields(); i++ {
-		if st.Field(i) == v {
-			return true
-		}
-	}
-	return false
 }
