@@ -74,6 +74,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
+		// A request whose answer the caller reads asks (a status query, a
+		// version check): unknown, not an accumulating send.
+		e.Unknown = r.answerRead(call, true)
 	case "script":
 		if !r.scriptEffect(call, arg("script"), &e) {
 			return
@@ -115,6 +118,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	default:
 		if r.queryBody(call, a) {
 			return
+		}
+		if a.Pkg == "net/http" && a.Kind == "send" && r.answerRead(call, false) {
+			e.Unknown = true // http.Post whose answer is read: a query, as above
 		}
 		r.ormWrite(call, fn, &e)
 		if k := arg("key"); k != nil {

@@ -25,6 +25,7 @@ import (
 // analysis runs on every dependency for its facts and most never ask.
 type flow struct {
 	calls  map[token.Pos][]*ssa.CallCommon // by the call's Lparen
+	values map[*ssa.CallCommon]*ssa.Call   // the call's result, for calls that are values (not go/defer)
 	stores map[any][]ssa.Value             // field (*types.Var) or *ssa.Global -> values stored to it
 	funcs  []*ssa.Function
 }
@@ -38,7 +39,7 @@ func (r *Result) flow() *flow {
 	if r.ssa != nil {
 		return r.ssa
 	}
-	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, stores: map[any][]ssa.Value{}}
+	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}}
 	r.ssa = fl
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
 	created := map[*types.Package]bool{}
@@ -92,6 +93,9 @@ func (r *Result) flow() *flow {
 				case ssa.CallInstruction:
 					c := in.Common()
 					fl.calls[c.Pos()] = append(fl.calls[c.Pos()], c)
+					if v, ok := in.(*ssa.Call); ok {
+						fl.values[c] = v
+					}
 				case *ssa.Store:
 					if k := storeKey(in.Addr); k != nil {
 						fl.stores[k] = append(fl.stores[k], in.Val)

@@ -1,0 +1,214 @@
+package effects
+
+import (
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// An HTTP POST is not always a send: an OCSP status request, a version
+// check or a search API posts a question and reads the answer. Whether the
+// caller reads the answer is a value-flow question, asked here over SSA:
+// the response of the request (the result of http.Post and the like, or of
+// a Client.Do given the request http.NewRequest built) has its Body decoded
+// (json/xml.NewDecoder(...).Decode) or read (io.ReadAll) into bytes that
+// flow onward to something other than an error or log message. A request
+// whose response is ignored, drained, or only its status code checked
+// tells, and stays a send (a webhook, a notification).
+
+// answerRead: the response of call, an HTTP request (isRequest: call builds
+// a *http.Request that a Do sends; else call sends it and returns the
+// response), has its body read as an answer.
+func (r *Result) answerRead(call *ast.CallExpr, isRequest bool) bool {
+	fl := r.flow()
+	c := fl.common(call)
+	if c == nil || fl.values[c] == nil {
+		return false
+	}
+	results := extracts(fl.values[c], 0)
+	if !isRequest {
+		return bodyRead(results)
+	}
+	for _, req := range results {
+		for _, ref := range referrers(req) {
+			do, ok := ref.(*ssa.Call)
+			if !ok || !isDo(&do.Call) || !passes(&do.Call, req) {
+				continue
+			}
+			if bodyRead(extracts(do, 0)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isDo: the call is a Do method returning an *http.Response (a *http.Client,
+// or an interface or wrapper with the same method).
+func isDo(c *ssa.CallCommon) bool {
+	name := ""
+	switch {
+	case c.IsInvoke():
+		name = c.Method.Name()
+	case c.StaticCallee() != nil:
+		name = c.StaticCallee().Name()
+	}
+	if name != "Do" {
+		return false
+	}
+	res := c.Signature().Results()
+	return res.Len() == 2 && isHTTPType(res.At(0).Type(), "Response")
+}
+
+func isHTTPType(t types.Type, name string) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "net/http" && n.Obj().Name() == name
+}
+
+func passes(c *ssa.CallCommon, v ssa.Value) bool {
+	for _, a := range c.Args {
+		if a == v {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyRead: one of the responses has its Body decoded, or read into bytes
+// used as an answer.
+func bodyRead(responses []ssa.Value) bool {
+	for _, resp := range responses {
+		for _, ref := range referrers(resp) {
+			fa, ok := ref.(*ssa.FieldAddr)
+			if !ok || fieldOf(fa.X.Type(), fa.Field) == nil || fieldOf(fa.X.Type(), fa.Field).Name() != "Body" {
+				continue
+			}
+			for _, load := range referrers(fa) {
+				if body, ok := load.(*ssa.UnOp); ok && readsAnswer(body, 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readsAnswer: the body v is decoded or read by a call whose result is
+// used as an answer.
+func readsAnswer(v ssa.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for _, ref := range referrers(v) {
+		switch x := ref.(type) {
+		case *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
+			if readsAnswer(x.(ssa.Value), depth+1) {
+				return true
+			}
+		case *ssa.Call:
+			fn := x.Call.StaticCallee()
+			if fn == nil || fn.Pkg == nil || !passes(&x.Call, v) {
+				continue
+			}
+			switch fn.Pkg.Pkg.Path() + "." + fn.Name() {
+			case "io.ReadAll", "io/ioutil.ReadAll":
+				for _, b := range extracts(x, 0) {
+					if usedAsAnswer(b, 0) {
+						return true
+					}
+				}
+			case "encoding/json.NewDecoder", "encoding/xml.NewDecoder":
+				return true // a decoder over the body is made to decode the answer
+			}
+		}
+	}
+	return false
+}
+
+// usedAsAnswer: the bytes read from a body flow onward (returned, stored,
+// decoded, compared) and not only into an error or log message (the body
+// of a failed webhook quoted in its error).
+func usedAsAnswer(v ssa.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for _, ref := range referrers(v) {
+		switch x := ref.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Convert, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
+			if usedAsAnswer(x.(ssa.Value), depth+1) {
+				return true
+			}
+		case *ssa.Store:
+			// A variadic argument: stored into the backing array of the
+			// slice a call receives.
+			if ia, ok := x.Addr.(*ssa.IndexAddr); ok && x.Val == v && messageSlice(ia.X) {
+				continue
+			}
+			return true
+		case *ssa.Call:
+			if !isMessage(&x.Call) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// messageSlice: the array is only sliced into arguments of message calls.
+func messageSlice(arr ssa.Value) bool {
+	if _, ok := arr.(*ssa.Alloc); !ok {
+		return false
+	}
+	for _, ref := range referrers(arr) {
+		switch x := ref.(type) {
+		case *ssa.IndexAddr:
+		case *ssa.Slice:
+			for _, sref := range referrers(x) {
+				if c, ok := sref.(*ssa.Call); !ok || !isMessage(&c.Call) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isMessage: a call that formats an error or log message.
+func isMessage(c *ssa.CallCommon) bool {
+	fn := c.StaticCallee()
+	if fn == nil || fn.Pkg == nil {
+		return false
+	}
+	switch fn.Pkg.Pkg.Path() {
+	case "fmt", "errors", "log", "log/slog":
+		return fn.Name() != "Sscan" && fn.Name() != "Sscanf" && fn.Name() != "Sscanln"
+	}
+	return false
+}
+
+// extracts returns the i-th results of a tuple-valued call.
+func extracts(call *ssa.Call, i int) []ssa.Value {
+	var out []ssa.Value
+	for _, ref := range referrers(call) {
+		if e, ok := ref.(*ssa.Extract); ok && e.Index == i {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func referrers(v ssa.Value) []ssa.Instruction {
+	if refs := v.Referrers(); refs != nil {
+		return *refs
+	}
+	return nil
+}
