@@ -2,6 +2,7 @@ package effects
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -30,18 +31,36 @@ func (r *Result) answerRead(call *ast.CallExpr, isRequest bool) bool {
 	if !isRequest {
 		return bodyRead(results)
 	}
-	for _, req := range results {
+	// A request rebuilt with WithContext or Clone before Do is the same
+	// question: follow the copies too.
+	reqs := append([]ssa.Value(nil), results...)
+	for i := 0; i < len(reqs); i++ {
+		req := reqs[i]
 		for _, ref := range referrers(req) {
 			do, ok := ref.(*ssa.Call)
-			if !ok || !isDo(&do.Call) || !passes(&do.Call, req) {
+			if !ok || !passes(&do.Call, req) {
 				continue
 			}
-			if bodyRead(extracts(do, 0)) {
+			if isRequestCopy(&do.Call) {
+				reqs = append(reqs, do)
+				continue
+			}
+			if isDo(&do.Call) && bodyRead(extracts(do, 0)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// isRequestCopy: the call is (*http.Request).WithContext or Clone, which
+// return a copy of their receiver with another context.
+func isRequestCopy(c *ssa.CallCommon) bool {
+	fn := c.StaticCallee()
+	if fn == nil || fn.Signature.Recv() == nil || (fn.Name() != "WithContext" && fn.Name() != "Clone") {
+		return false
+	}
+	return isHTTPType(fn.Signature.Recv().Type(), "Request")
 }
 
 // isDo: the call is a Do method returning an *http.Response (a *http.Client,
@@ -81,7 +100,7 @@ func passes(c *ssa.CallCommon, v ssa.Value) bool {
 // bodyRead: one of the responses has its Body decoded, or read into bytes
 // used as an answer.
 func bodyRead(responses []ssa.Value) bool {
-	for _, resp := range responses {
+	for _, resp := range withCellLoads(responses) {
 		for _, ref := range referrers(resp) {
 			fa, ok := ref.(*ssa.FieldAddr)
 			if !ok || fieldOf(fa.X.Type(), fa.Field) == nil || fieldOf(fa.X.Type(), fa.Field).Name() != "Body" {
@@ -127,6 +146,31 @@ func readsAnswer(v ssa.Value, depth int) bool {
 		}
 	}
 	return false
+}
+
+// withCellLoads adds, for each value stored in a local variable's heap
+// cell (a variable a closure captures, as in defer func() {
+// resp.Body.Close() }()), the loads of that cell: the same value, read back.
+func withCellLoads(vs []ssa.Value) []ssa.Value {
+	out := append([]ssa.Value(nil), vs...)
+	for _, v := range vs {
+		for _, ref := range referrers(v) {
+			st, ok := ref.(*ssa.Store)
+			if !ok || st.Val != v {
+				continue
+			}
+			cell, ok := st.Addr.(*ssa.Alloc)
+			if !ok {
+				continue
+			}
+			for _, cref := range referrers(cell) {
+				if load, ok := cref.(*ssa.UnOp); ok && load.Op == token.MUL {
+					out = append(out, load)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // usedAsAnswer: the bytes read from a body flow onward (returned, stored,

@@ -163,3 +163,84 @@ func (vc *versionCache) pollAlerts(url string) {
 		}
 	}
 }
+
+// Negative: the request is rebuilt with another context before Do (a
+// client that sets a per-call deadline); the decoded answer is still read.
+func (vc *versionCache) discover(ctx context.Context, url string) {
+	for range time.Tick(time.Minute) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"node":"n1"}`))
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		resp, err := http.DefaultClient.Do(req.WithContext(cctx))
+		cancel()
+		if err != nil {
+			continue
+		}
+		var answer struct{ Latest string }
+		json.NewDecoder(resp.Body).Decode(&answer)
+		resp.Body.Close()
+		vc.latest = answer.Latest
+	}
+}
+
+// Positive twin: the same rebuilt request whose response is only closed
+// tells the endpoint something, once per replica.
+func (vc *versionCache) register(ctx context.Context, url string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it sends HTTP POST; guarded by nothing`
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"node":"n1"}`))
+		resp, err := http.DefaultClient.Do(req.Clone(ctx))
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+	}
+}
+
+// Negative: the response is captured by a deferred closure that drains and
+// closes it (so it lives in a heap cell); the body is still read as the
+// answer.
+func (vc *versionCache) fetchState(ctx context.Context, url string) {
+	for range time.Tick(time.Minute) {
+		if b, err := vc.askState(ctx, url); err == nil {
+			vc.staple = b
+		}
+	}
+}
+
+func (vc *versionCache) askState(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"node":"n1"}`))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
+	return io.ReadAll(resp.Body)
+}
+
+// Positive twin: the same captured response only drained and closed.
+func (vc *versionCache) pushState(ctx context.Context, url string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it sends HTTP POST \(via le1001.\(\*versionCache\).tellState\); guarded by nothing`
+		vc.tellState(ctx, url)
+	}
+}
+
+func (vc *versionCache) tellState(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"node":"n1"}`))
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
+	return nil
+}
