@@ -179,11 +179,27 @@ func (p *Pass) Files() []*ast.File {
 
 func (p *Pass) skip(f *ast.File) bool {
 	name := p.Fset.File(f.Pos()).Name()
-	if strings.HasSuffix(name, "_test.go") && !p.Settings.Config.Tests {
+	if (strings.HasSuffix(name, "_test.go") || testProgram(p.Pkg.Path())) && !p.Settings.Config.Tests {
 		return true
 	}
 	if ast.IsGenerated(f) && !p.Settings.Config.Generated {
 		return true
+	}
+	return false
+}
+
+// testProgram reports whether a package path lies in a tree kept for tests:
+// an element named test, tests, e2e or testdata, or starting with "test"
+// (testexporter, testapps). Such programs (load generators, end-to-end test
+// apps, correctness exporters) are run by a test, not replicated as a
+// service, so their loops are no singleton work; the tests setting opts in
+// as for _test.go files.
+func testProgram(pkgPath string) bool {
+	for _, elem := range strings.Split(pkgPath, "/") {
+		switch {
+		case elem == "e2e", elem == "testdata", strings.HasPrefix(elem, "test"):
+			return true
+		}
 	}
 	return false
 }
