@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -122,8 +121,7 @@ func diagnosticOf(d analysis.Diagnostic) Diagnostic {
 func ruleFiles(p Package, s *config.Settings) []*ast.File {
 	var out []*ast.File
 	for _, f := range p.Syntax {
-		name := p.Fset.File(f.Pos()).Name()
-		if strings.HasSuffix(name, "_test.go") && !s.Config.Tests || ast.IsGenerated(f) && !s.Config.Generated {
+		if rule.Skips(p.Fset, f, p.PkgPath, s.Config) {
 			continue
 		}
 		out = append(out, f)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/directive"
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/analyzers/settings"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -152,8 +153,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	}
 	relevant := false
 	for _, file := range pass.Files {
-		name := pass.Fset.File(file.Pos()).Name()
-		if strings.HasSuffix(name, "_test.go") && !conf.Config.Tests || ast.IsGenerated(file) && !conf.Config.Generated {
+		if rule.Skips(pass.Fset, file, pass.Pkg.Path(), conf.Config) {
 			continue
 		}
 		f.files[file] = true

@@ -178,14 +178,19 @@ func (p *Pass) Files() []*ast.File {
 }
 
 func (p *Pass) skip(f *ast.File) bool {
-	name := p.Fset.File(f.Pos()).Name()
-	if (strings.HasSuffix(name, "_test.go") || testProgram(p.Pkg.Path())) && !p.Settings.Config.Tests {
+	return Skips(p.Fset, f, p.Pkg.Path(), p.Settings.Config)
+}
+
+// Skips reports whether the rules leave file f of package pkgPath alone
+// under configuration c: a _test.go file or a test program's (testProgram)
+// unless c asks for tests, a generated file unless c asks for those. The
+// inventory uses it too, so that its verdicts follow the rules'.
+func Skips(fset *token.FileSet, f *ast.File, pkgPath string, c *config.Config) bool {
+	name := fset.File(f.Pos()).Name()
+	if (strings.HasSuffix(name, "_test.go") || testProgram(pkgPath)) && !c.Tests {
 		return true
 	}
-	if ast.IsGenerated(f) && !p.Settings.Config.Generated {
-		return true
-	}
-	return false
+	return ast.IsGenerated(f) && !c.Generated
 }
 
 // testProgram reports whether a package path lies in a tree kept for tests:
