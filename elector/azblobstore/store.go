@@ -239,8 +239,10 @@ func (s *Store) Acquire(ctx context.Context, name, holder string, ttl time.Durat
 // clock in microseconds (its Date has whole seconds). The floor matters
 // only for a store that lost acknowledged metadata (Azurite killed with
 // -9 forgets up to 5 s of writes; Azure Storage itself does not): its next
-// tokens still exceed the lost ones unless its clock stepped back or more
-// than a million grants happened in the lost second.
+// tokens exceed the lost ones when they are granted in a later second of
+// the service's clock than the last lost grant (a grant in the same second
+// can repeat the lost token), unless that clock stepped back or more than
+// a million grants happened in the lost second.
 func nextToken(last uint64, now time.Time) uint64 {
 	floor := uint64(max(now.Unix(), 0)) * 1_000_000
 	return max(last+1, floor)

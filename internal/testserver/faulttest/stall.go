@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
+	"github.com/gatesift/gatesift-vet/elector/storetest"
 	"github.com/gatesift/gatesift-vet/internal/testserver"
 )
 
@@ -17,9 +18,13 @@ import (
 // HTTP/2), where no new connection can route around the stall.
 var shortStall = timing.SafeWindow() / 2
 
-// longStall is how long StallLongerThanLease blacks them out: one and a half
-// leases, after which the stalled requests are delivered late.
-var longStall = timing.LeaseDuration * 3 / 2
+// longStall is how long StallLongerThanLease blacks them out: a lease plus
+// the granularity a store may keep a lease past its ttl
+// (storetest.Granularity: Azure's whole-second Date) plus half a lease, so
+// the standby has half a lease to take the freed lease before the stalled
+// requests are delivered late (at one and a half leases, the old leader's
+// late re-acquire raced the standby on azblobstore: one of four CI runs).
+var longStall = timing.LeaseDuration*3/2 + storetest.Granularity
 
 // testStallShort: every connection between the leader and the server stalls
 // for shortStall and then flows again. The hung renew must cost a retry
