@@ -78,15 +78,25 @@ type implKey struct {
 // is not one: it is a real alternative (a single-process mode), and when it
 // has no shared effect the call stays unknown.
 func (r *Result) testDouble(tn *types.TypeName) bool {
-	for _, w := range identWords(tn.Name()) {
-		if doubleWords[strings.ToLower(w)] {
-			return true
-		}
+	if DoubleName(tn.Name()) {
+		return true
 	}
 	if pos := r.pass.Fset.Position(tn.Pos()); strings.HasSuffix(pos.Filename, "_test.go") {
 		return true
 	}
 	return testSupport(tn.Pkg())
+}
+
+// DoubleName reports whether one of the words of an identifier is a
+// test-double word (MockStore, fakeDB, noopSender; not latestPrices or
+// Contest).
+func DoubleName(name string) bool {
+	for _, w := range identWords(name) {
+		if doubleWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 var doubleWords = map[string]bool{

@@ -3,11 +3,10 @@ package jobs
 import (
 	"go/ast"
 	"go/types"
-	"regexp"
-	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/signals"
 )
 
@@ -173,22 +172,6 @@ func returnedNames(info *types.Info, body *ast.BlockStmt) map[types.Object]bool 
 	return out
 }
 
-// clockDouble reports whether a clock type stands in for the real one in
-// tests: one of the words of its name is a test-double word (mockClock,
-// FakeClock, but not latestClock).
-func clockDouble(name string) bool {
-	for _, w := range identWord.FindAllString(name, -1) {
-		switch strings.ToLower(w) {
-		case "mock", "mocked", "fake", "stub", "stubbed", "noop", "nop", "dummy", "spy", "test", "testing":
-			return true
-		}
-	}
-	return false
-}
-
-// identWord splits an identifier into its words: fakeClock -> fake, Clock.
-var identWord = regexp.MustCompile(`[A-Z]+[a-z0-9]*|[a-z0-9]+`)
-
 // implementationsMakeTicker returns the fact for interface method m when
 // every implementation of iface in this package and in the imported
 // packages that make tickers makes the same kind of ticker from the same
@@ -199,7 +182,7 @@ func (f *finder) implementationsMakeTicker(ifaceType types.Type, iface *types.In
 	scan := func(p *types.Package) {
 		for _, name := range p.Scope().Names() {
 			tn, isType := p.Scope().Lookup(name).(*types.TypeName)
-			if !isType || tn.IsAlias() || clockDouble(name) || types.Identical(tn.Type(), ifaceType) {
+			if !isType || tn.IsAlias() || effects.DoubleName(name) || types.Identical(tn.Type(), ifaceType) {
 				continue
 			}
 			if _, isIface := tn.Type().Underlying().(*types.Interface); isIface {
