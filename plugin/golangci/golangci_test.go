@@ -173,22 +173,7 @@ func TestPluginReportsOnExample(t *testing.T) {
 	if n := packages.PrintErrors(pkgs); n > 0 {
 		t.Fatalf("%d errors loading examples/flagged", n)
 	}
-	g, err := checker.Analyze(as, pkgs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]int{}
-	for act := range g.All() {
-		if !act.IsRoot {
-			continue
-		}
-		if act.Err != nil {
-			t.Errorf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err)
-		}
-		for _, d := range act.Diagnostics {
-			found[d.Category]++
-		}
-	}
+	found := findingsOn(t, as, pkgs)
 	t.Logf("findings by rule: %v", found)
 	if found["LE1001"] == 0 {
 		t.Errorf("no LE1001 finding on examples/flagged (its markers expect several)")
