@@ -102,8 +102,8 @@ type engine struct {
 	mu      sync.Mutex
 	runs    map[*packages.Package]*pkgRun // the roots'
 	actErrs []actionError
-	broken  int // packages with their own errors
-	skipped []string
+	broken  []brokenPackage  // packages with their own errors
+	skipped []skippedPackage // packages not analyzed because an import is broken
 }
 
 // newEngine orders the analyzers: roots run all of them and their
@@ -177,7 +177,7 @@ func (e *engine) run(roots []*packages.Package) {
 	// Errors go list already knows are reported before any type-checking.
 	for _, u := range all {
 		if len(u.pkg.Errors) > 0 {
-			e.reportBroken(u, packageErrors(u.pkg.Errors))
+			e.reportBroken(u, fromPackagesErrors(u.pkg.Errors, e.cwd))
 		}
 	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -196,14 +196,19 @@ func (e *engine) run(roots []*packages.Package) {
 				u.broken = true
 				return
 			}
+			var brokenImports []string
 			for _, imp := range u.imports {
 				if imp.broken {
-					u.broken = true
-					e.mu.Lock()
-					e.skipped = append(e.skipped, u.pkg.ID)
-					e.mu.Unlock()
-					return
+					brokenImports = append(brokenImports, imp.pkg.ID)
 				}
+			}
+			if brokenImports != nil {
+				u.broken = true
+				slices.Sort(brokenImports)
+				e.mu.Lock()
+				e.skipped = append(e.skipped, skippedPackage{u.pkg.ID, brokenImports})
+				e.mu.Unlock()
+				return
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -220,29 +225,21 @@ func declarationsOnly(p *packages.Package) bool {
 	return len(p.CompiledGoFiles) == 0 || effects.InGOROOT(p.CompiledGoFiles[0])
 }
 
-func (e *engine) reportBroken(u *unit, msgs []string) {
+func (e *engine) reportBroken(u *unit, errs []packageError) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.broken++
+	e.broken = append(e.broken, brokenPackage{u.pkg.ID, errs})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: package %s does not load; it and the packages importing it are not analyzed:", progname, u.pkg.ID)
 	const max = 10
-	for i, m := range msgs {
+	for i, err := range errs {
 		if i == max {
-			fmt.Fprintf(&b, "\n\t... and %d more", len(msgs)-max)
+			fmt.Fprintf(&b, "\n\t... and %d more", len(errs)-max)
 			break
 		}
-		fmt.Fprintf(&b, "\n\t%s", shortenPaths(m, e.cwd))
+		fmt.Fprintf(&b, "\n\t%s", shortenPaths(err.String(), e.cwd))
 	}
 	e.report(b.String())
-}
-
-func packageErrors(errs []packages.Error) []string {
-	var out []string
-	for _, err := range errs {
-		out = append(out, err.Error())
-	}
-	return out
 }
 
 // process parses and type-checks one package, analyzes it, and keeps only
@@ -502,8 +499,11 @@ func (e *engine) printSkipped(w io.Writer) {
 	if len(e.skipped) == 0 {
 		return
 	}
-	slices.Sort(e.skipped)
-	list := e.skipped
+	slices.SortFunc(e.skipped, func(a, b skippedPackage) int { return strings.Compare(a.pkgID, b.pkgID) })
+	var list []string
+	for _, s := range e.skipped {
+		list = append(list, s.pkgID)
+	}
 	const max = 10
 	more := ""
 	if len(list) > max {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +31,8 @@ type results struct {
 	findings   []*finding    // reported, sorted by position
 	suppressed []*finding    // silenced by a //gatesift: directive, for SARIF
 	errors     []actionError
+	broken     []brokenPackage     // packages that do not load or type-check, by ID
+	skipped    []skippedPackage    // packages not analyzed because an import does not load, by ID
 	inventory  []inventory.Entry   // the jobs, locks and elections of the root packages, for -report
 	programs   []inventory.Program // the binaries among the root packages, for -report
 }
@@ -92,6 +95,10 @@ func collect(eng *engine, pkgs []*packages.Package, cwd string, src config.Sourc
 	})
 
 	res.programs = programsOf(pkgs)
+	res.broken = slices.Clone(eng.broken)
+	slices.SortFunc(res.broken, func(a, b brokenPackage) int { return strings.Compare(a.pkgID, b.pkgID) })
+	res.skipped = slices.Clone(eng.skipped)
+	slices.SortFunc(res.skipped, func(a, b skippedPackage) int { return strings.Compare(a.pkgID, b.pkgID) })
 	res.errors = append(res.errors, eng.actErrs...)
 	sort.SliceStable(res.errors, func(i, j int) bool {
 		a, b := res.errors[i], res.errors[j]

@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The go vet / unitchecker JSON tree: package ID -> analyzer name -> either
 // a list of diagnostics or {"error": "..."}. The shape must stay exactly
 // what go vet -json prints, because tools parse both the same way.
+//
+// A package that was not analyzed (it does not load or type-check, or an
+// import of it does not) gets one more entry in that shape, under the key
+// loadKey: {"error": "..."} for the tools that read go vet's tree, plus the
+// errors with their positions, or the imports that caused the skip.
 type (
 	jsonTree map[string]map[string]any
 
@@ -40,7 +46,20 @@ type (
 	jsonError struct {
 		Err string `json:"error"`
 	}
+	jsonLoadError struct {
+		Err           string             `json:"error"`                    // everything below, as one line
+		Errors        []jsonPackageError `json:"errors,omitempty"`         // the package's own errors
+		BrokenImports []string           `json:"broken_imports,omitempty"` // the imports that do not load, for a skipped package
+	}
+	jsonPackageError struct {
+		Posn    string `json:"posn,omitempty"` // file:line:col, file:line or file; absent when unknown
+		Message string `json:"message"`
+	}
 )
+
+// loadKey is the analyzer-name slot of the tree where a package that was
+// not analyzed says why; no analyzer has that name.
+const loadKey = "load"
 
 func (t jsonTree) put(pkgID string) map[string]any {
 	m := t[pkgID]
@@ -86,6 +105,26 @@ func writeJSON(w io.Writer, res *results) error {
 	}
 	for _, e := range res.errors {
 		tree.put(e.pkgID)[e.analyzer] = jsonError{e.err}
+	}
+	for _, b := range res.broken {
+		le := jsonLoadError{}
+		var msgs []string
+		for _, e := range b.errs {
+			pe := jsonPackageError{Message: e.msg}
+			if e.pos.Filename != "" {
+				pe.Posn = e.pos.String()
+			}
+			le.Errors = append(le.Errors, pe)
+			msgs = append(msgs, e.String())
+		}
+		le.Err = "package does not load; it and the packages importing it are not analyzed: " + strings.Join(msgs, "; ")
+		tree.put(b.pkgID)[loadKey] = le
+	}
+	for _, s := range res.skipped {
+		tree.put(s.pkgID)[loadKey] = jsonLoadError{
+			Err:           "not analyzed because an import does not load: " + strings.Join(s.imports, ", "),
+			BrokenImports: s.imports,
+		}
 	}
 	return writeIndentedJSON(w, tree)
 }

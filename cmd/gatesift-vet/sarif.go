@@ -46,6 +46,9 @@ type (
 		SemanticVersion string      `json:"semanticVersion,omitempty"` // SemVer 2.0, without the "v"
 		InformationURI  string      `json:"informationUri"`
 		Rules           []sarifRule `json:"rules"`
+		// Notifications describes the notifications' descriptors (the
+		// spec's reportingDescriptor, as for rules).
+		Notifications []sarifRule `json:"notifications,omitempty"`
 	}
 	sarifRule struct {
 		ID                   string            `json:"id"`
@@ -53,7 +56,7 @@ type (
 		ShortDescription     sarifMessage      `json:"shortDescription"`
 		FullDescription      sarifMessage      `json:"fullDescription"`
 		HelpURI              string            `json:"helpUri,omitempty"`
-		DefaultConfiguration sarifRuleConfig   `json:"defaultConfiguration"`
+		DefaultConfiguration *sarifRuleConfig  `json:"defaultConfiguration,omitempty"`
 		Properties           map[string]string `json:"properties,omitempty"`
 	}
 	sarifRuleConfig struct {
@@ -68,8 +71,15 @@ type (
 		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
 	}
 	sarifNotification struct {
-		Level   string       `json:"level"`
-		Message sarifMessage `json:"message"`
+		Level      string            `json:"level"`
+		Message    sarifMessage      `json:"message"`
+		Locations  []sarifLocation   `json:"locations,omitempty"`
+		Descriptor *sarifDescriptor  `json:"descriptor,omitempty"`
+		Properties map[string]string `json:"properties,omitempty"` // "package": the package ID
+	}
+	sarifDescriptor struct {
+		ID    string `json:"id"`
+		Index int    `json:"index"` // in tool.driver.notifications
 	}
 	sarifResult struct {
 		RuleID              string             `json:"ruleId"`
@@ -152,7 +162,7 @@ func writeSARIF(w io.Writer, res *results) error {
 			ShortDescription: sarifMessage{r.Title},
 			FullDescription:  sarifMessage{r.Help},
 			HelpURI:          r.URL(),
-			DefaultConfiguration: sarifRuleConfig{
+			DefaultConfiguration: &sarifRuleConfig{
 				Enabled: r.Default,
 				Level:   level(r, topSeverity),
 			},
@@ -160,7 +170,11 @@ func writeSARIF(w io.Writer, res *results) error {
 		})
 	}
 
-	inv := sarifInvocation{ExecutionSuccessful: len(res.errors) == 0}
+	inv := sarifInvocation{ExecutionSuccessful: len(res.errors) == 0 && len(res.broken) == 0 && len(res.skipped) == 0}
+	if len(res.broken) > 0 || len(res.skipped) > 0 {
+		run.Tool.Driver.Notifications = notificationDescriptors
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sw.loadNotifications()...)
+	}
 	for _, e := range res.errors {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
 			Level:   "error",
@@ -185,6 +199,56 @@ func writeSARIF(w io.Writer, res *results) error {
 		}
 	}
 	return writeIndentedJSON(w, sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// The descriptors of the notifications for packages that were not
+// analyzed, in tool.driver.notifications; a notification refers to one by
+// ID and index.
+var notificationDescriptors = []sarifRule{
+	{
+		ID:               "load-error",
+		Name:             "PackageDoesNotLoad",
+		ShortDescription: sarifMessage{"a package does not load or type-check"},
+		FullDescription: sarifMessage{"go list, the parser or the type checker reported an error in the package, at the notification's location: " +
+			"the package and every package importing it are not analyzed, and the run exits 1."},
+	},
+	{
+		ID:               "not-analyzed",
+		Name:             "ImportDoesNotLoad",
+		ShortDescription: sarifMessage{"a package is not analyzed because an import does not load"},
+		FullDescription:  sarifMessage{"The package loads, but one of its imports does not (see that import's load-error notification), so it is not analyzed."},
+	},
+}
+
+// loadNotifications says, for each package that does not load, each of its
+// errors at its position, and for each package skipped because of one,
+// which imports caused it.
+func (sw *sarifWriter) loadNotifications() []sarifNotification {
+	var out []sarifNotification
+	for _, b := range sw.res.broken {
+		for _, e := range b.errs {
+			n := sarifNotification{
+				Level: "error",
+				Message: sarifMessage{"package " + b.pkgID + " does not load; it and the packages importing it are not analyzed: " +
+					shortenPaths(e.String(), sw.res.root)},
+				Descriptor: &sarifDescriptor{ID: notificationDescriptors[0].ID, Index: 0},
+				Properties: map[string]string{"package": b.pkgID},
+			}
+			if e.pos.Filename != "" && e.pos.Line > 0 {
+				n.Locations = []sarifLocation{{PhysicalLocation: sw.physical(e.pos.Filename, e.pos.Line, e.pos.Column, 0, 0)}}
+			}
+			out = append(out, n)
+		}
+	}
+	for _, s := range sw.res.skipped {
+		out = append(out, sarifNotification{
+			Level:      "error",
+			Message:    sarifMessage{"package " + s.pkgID + " is not analyzed because an import does not load: " + strings.Join(s.imports, ", ")},
+			Descriptor: &sarifDescriptor{ID: notificationDescriptors[1].ID, Index: 1},
+			Properties: map[string]string{"package": s.pkgID},
+		})
+	}
+	return out
 }
 
 // level is a rule's SARIF level: a severity override from the config, else

@@ -298,7 +298,7 @@ func analyze(src config.Source, cwd string, patterns []string, tests bool, build
 	eng.run(pkgs)
 	prog.done()
 	res := collect(eng, pkgs, cwd, src)
-	if eng.broken > 0 {
+	if len(eng.broken) > 0 {
 		eng.printSkipped(stderr)
 		return res, exitTool
 	}

@@ -21,7 +21,7 @@ import (
 // typeCheck parses u and type-checks it against the types of its imports:
 // with full types.Info for a package to analyze, declarations only
 // otherwise.
-func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []string) {
+func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []packageError) {
 	files, errs := e.parse(u)
 	if len(errs) > 0 {
 		return nil, nil, errs
@@ -36,14 +36,14 @@ func (e *engine) typeCheck(u *unit) ([]*ast.File, *types.Info, []string) {
 
 // parse parses u's files, in parallel as go/packages does: the last
 // packages of a run are the large ones, with nothing else to overlap.
-func (e *engine) parse(u *unit) ([]*ast.File, []string) {
+func (e *engine) parse(u *unit) ([]*ast.File, []packageError) {
 	mode := parser.AllErrors | parser.ParseComments // what go/packages gives the analyzers
 	if u.declsOf {
 		mode = parser.SkipObjectResolution
 	}
 	names := u.pkg.CompiledGoFiles
 	files := make([]*ast.File, len(names))
-	fileErrs := make([][]string, len(names))
+	fileErrs := make([][]packageError, len(names))
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for range min(len(names), runtime.GOMAXPROCS(0)) {
@@ -60,29 +60,29 @@ func (e *engine) parse(u *unit) ([]*ast.File, []string) {
 	}
 	close(work)
 	wg.Wait()
-	var errs []string
+	var errs []packageError
 	for _, fe := range fileErrs {
 		errs = append(errs, fe...)
 	}
 	return slices.DeleteFunc(files, func(f *ast.File) bool { return f == nil }), errs
 }
 
-func parseFile(fset *token.FileSet, name string, mode parser.Mode) (*ast.File, []string) {
+func parseFile(fset *token.FileSet, name string, mode parser.Mode) (*ast.File, []packageError) {
 	src, err := os.ReadFile(name)
 	if err != nil {
-		return nil, []string{err.Error()}
+		return nil, []packageError{{msg: err.Error()}} // the message names the file
 	}
 	f, err := parser.ParseFile(fset, name, src, mode)
 	if err == nil {
 		return f, nil
 	}
-	var errs []string
+	var errs []packageError
 	if list, ok := err.(scanner.ErrorList); ok {
 		for _, e := range list {
-			errs = append(errs, e.Error())
+			errs = append(errs, fromError(fset, e))
 		}
 	} else {
-		errs = append(errs, err.Error())
+		errs = append(errs, fromError(fset, err))
 	}
 	return f, errs
 }
@@ -90,9 +90,9 @@ func parseFile(fset *token.FileSet, name string, mode parser.Mode) (*ast.File, [
 // check type-checks files as u against its imports' types: with full
 // types.Info, or (declsOnly) the declarations alone, without function
 // bodies and without types.Info.
-func (e *engine) check(u *unit, files []*ast.File, declsOnly bool) (*types.Package, *types.Info, []string) {
+func (e *engine) check(u *unit, files []*ast.File, declsOnly bool) (*types.Package, *types.Info, []packageError) {
 	p := u.pkg
-	var errs []string
+	var errs []packageError
 	var info *types.Info
 	if !declsOnly {
 		info = &types.Info{
@@ -126,7 +126,7 @@ func (e *engine) check(u *unit, files []*ast.File, declsOnly bool) (*types.Packa
 		}),
 		IgnoreFuncBodies: declsOnly,
 		Sizes:            p.TypesSizes,
-		Error:            func(err error) { errs = append(errs, err.Error()) },
+		Error:            func(err error) { errs = append(errs, fromError(e.fset, err)) },
 	}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
@@ -134,7 +134,7 @@ func (e *engine) check(u *unit, files []*ast.File, declsOnly bool) (*types.Packa
 	pkg := types.NewPackage(p.PkgPath, p.Name) // go list's name, as go/packages
 	err := types.NewChecker(conf, e.fset, pkg, info).Files(files)
 	if err != nil && len(errs) == 0 {
-		errs = append(errs, err.Error())
+		errs = append(errs, fromError(e.fset, err))
 	}
 	return pkg, info, errs
 }
