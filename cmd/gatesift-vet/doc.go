@@ -30,6 +30,10 @@
 // loses its test package) is reported on standard error as soon as it is
 // found; the packages importing it are named and skipped, and every other
 // package is analyzed and reported as usual; the exit code is then 1. The
+// -json and SARIF outputs carry the same packages, with each error's
+// position and message (see JSON and SARIF below), so a gate that reads the
+// file rather than the log still sees that part of the code went unchecked;
+// a baseline never hides them. The
 // standalone driver holds one package's syntax at a time (per CPU), plus the
 // types and facts of the packages already analyzed, so its memory grows with
 // the largest package rather than the program.
@@ -138,6 +142,27 @@
 // A finding in a file shared by a package and its test variant is listed
 // once, under the package.
 //
+// A package that was not analyzed has one more entry, under the key "load"
+// (no analyzer has that name), in the same { "error": "..." } shape, so a
+// tool that reads go vet's tree sees a failure; two more fields say why:
+//
+//	"example.com/x/typeerr": { "load": {
+//	    "error": "package does not load; it and the packages importing it are not analyzed: /abs/typeerr/t.go:3:23: cannot use ...",
+//	    "errors": [ { "posn": "/abs/typeerr/t.go:3:23", "message": "cannot use ..." } ] } },
+//	"example.com/x/app": { "load": {
+//	    "error": "not analyzed because an import does not load: example.com/x/typeerr",
+//	    "broken_imports": [ "example.com/x/typeerr" ] } }
+//
+// errors lists a package's own go list, parse and type errors, each with
+// its posn (file:line:col, absolute as in diagnostics; file:line or file
+// when that is all go list knows; absent when unknown) and message;
+// broken_imports lists, for a package that loads but imports one that does
+// not (or that was skipped itself), those imports. An unresolvable import
+// is go list's error on the missing package's ID, at the import in the
+// importing file; the importing package then has broken_imports. A broken
+// _test.go gives errors to the test variant ("p [p.test]") and
+// broken_imports to the test main ("p.test"); p itself is analyzed.
+//
 // # SARIF
 //
 // -format=sarif (usually with -o results.sarif) writes SARIF 2.1.0: the
@@ -151,6 +176,18 @@
 // so code-scanning services show them as suppressed. A rule's level is
 // warning (note for a rule off by default) unless the config's severity map
 // says error, warning or note.
+//
+// The run's one invocation has executionSuccessful false when a package was
+// not analyzed or an analyzer failed, and its toolExecutionNotifications say
+// why, each with level error: for each error of a package that does not
+// load or type-check, the message "package P does not load; it and the
+// packages importing it are not analyzed: file:line:col: error", a location
+// at the error (SRCROOT-relative URI, line and column) when it has one,
+// descriptor load-error and properties.package P; for each package skipped
+// because an import does not load, descriptor not-analyzed with the imports
+// in the message. Both descriptors are described in
+// tool.driver.notifications. An analyzer's error and a rule's internal
+// error are notifications too, without a descriptor.
 //
 // # Inventory reports
 //
@@ -179,7 +216,10 @@
 // findings; it contains no line number, so editing code above a finding
 // keeps it baselined, while changing the flagged line itself, renaming its
 // function or moving it to another file makes it new. A missing or corrupt
-// baseline file is an error (exit 1) naming the file.
+// baseline file is an error (exit 1) naming the file. A baseline holds
+// findings only: packages that do not load are reported (stderr, JSON,
+// SARIF, exit 1) whatever it says, and -write-baseline refuses to record a
+// run in which some did not (exit 1, no file written).
 //
 // # Directives
 //
