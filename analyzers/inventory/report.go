@@ -24,6 +24,17 @@ type Report struct {
 	Binaries []Binary `json:"binaries"`
 	// Library lists the entries no analyzed binary imports.
 	Library []Entry `json:"library"`
+	// NotAnalyzed lists the packages the run could not analyze, whose
+	// entries are therefore missing: a report with them is incomplete.
+	NotAnalyzed []NotAnalyzed `json:"not_analyzed,omitempty"`
+}
+
+// NotAnalyzed is a package that does not load or type-check (Errors), or
+// that loads but imports one that does not (BrokenImports).
+type NotAnalyzed struct {
+	Package       string   `json:"package"`                  // the package ID, as go list names it
+	Errors        []string `json:"errors,omitempty"`         // "file:line:col: message", file relative to the working directory when below it
+	BrokenImports []string `json:"broken_imports,omitempty"` // the IDs of the imports that were not analyzed
 }
 
 // Summary counts entries per verdict.
@@ -96,6 +107,14 @@ func Group(entries []Entry, programs []Program, tool, version string) *Report {
 	return r
 }
 
+// Why says in one line why the package was not analyzed.
+func (na NotAnalyzed) Why() string {
+	if len(na.Errors) > 0 {
+		return strings.Join(na.Errors, "; ")
+	}
+	return "an import does not load: " + strings.Join(na.BrokenImports, ", ")
+}
+
 // Markdown writes the report: a summary line, then one section per binary
 // and one for the library code no binary imports, each a table.
 func (r *Report) Markdown(w io.Writer) error {
@@ -103,6 +122,13 @@ func (r *Report) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Inventory of jobs, locks and leader elections\n\n")
 	fmt.Fprintf(&b, "%s %s: %d finding(s), %d per-replica, %d coordinated.\n", r.Tool, r.Version,
 		r.Summary.Finding, r.Summary.PerReplica, r.Summary.Coordinated)
+	if len(r.NotAnalyzed) > 0 {
+		// First: what follows is incomplete.
+		fmt.Fprintf(&b, "\n## Not analyzed\n\n%d package(s) were not analyzed; their jobs, locks and elections are missing below.\n\n", len(r.NotAnalyzed))
+		for _, na := range r.NotAnalyzed {
+			fmt.Fprintf(&b, "- `%s`: %s\n", na.Package, na.Why())
+		}
+	}
 	section := func(title string, entries []Entry) error {
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
 		if len(entries) == 0 {

@@ -345,3 +345,67 @@ func TestBaselineKeepsLoadErrors(t *testing.T) {
 		t.Errorf("-json: the baseline is not applied:\n%s", j.stdout)
 	}
 }
+
+// The inventory reports say first which packages were not analyzed, with
+// their errors, so an incomplete inventory does not look complete; the
+// entries of the packages that load are there.
+func TestLoadErrorsInReports(t *testing.T) {
+	t.Parallel()
+	dir := brokenModule(t)
+	j := vet(t, dir, "-report=json", "./...")
+	if j.code != exitTool {
+		t.Errorf("-report=json: want exit 1; %v", j)
+	}
+	var doc struct {
+		Library     []struct{ Site struct{ File string } }
+		NotAnalyzed []struct {
+			Package       string
+			Errors        []string
+			BrokenImports []string `json:"broken_imports"`
+		} `json:"not_analyzed"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &doc); err != nil {
+		t.Fatalf("-report=json does not parse: %v\n%s", err, j.stdout)
+	}
+	for _, want := range brokenModuleErrors {
+		found := false
+		for _, na := range doc.NotAnalyzed {
+			found = found || na.Package == want.pkg && len(na.Errors) == 1 &&
+				strings.HasPrefix(na.Errors[0], fmt.Sprintf("%s:%d:%d: ", want.file, want.line, want.col)) && strings.Contains(na.Errors[0], want.msg)
+		}
+		if !found {
+			t.Errorf("-report=json: %s with %s:%d:%d %q not in not_analyzed:\n%s", want.pkg, want.file, want.line, want.col, want.msg, j.stdout)
+		}
+	}
+	skipped := false
+	for _, na := range doc.NotAnalyzed {
+		skipped = skipped || na.Package == "example.com/x/badimport" && slices.Equal(na.BrokenImports, []string{"example.com/nosuch/pkg"})
+	}
+	if !skipped {
+		t.Errorf("-report=json: example.com/x/badimport is not in not_analyzed with its broken import:\n%s", j.stdout)
+	}
+	var sites []string
+	for _, e := range doc.Library {
+		sites = append(sites, e.Site.File)
+	}
+	if !slices.Contains(sites, "good/good.go") || !slices.Contains(sites, "brokentest/brokentest.go") {
+		t.Errorf("-report=json: the entries of the packages that load are lost: %v", sites)
+	}
+
+	for _, format := range []string{"markdown", "html"} {
+		r := vet(t, dir, "-report="+format, "./...")
+		if r.code != exitTool {
+			t.Errorf("-report=%s: want exit 1; %v", format, r)
+		}
+		notAnalyzed := strings.Index(r.stdout, "Not analyzed")
+		if notAnalyzed < 0 || notAnalyzed > strings.Index(r.stdout, "good/good.go:10:12") {
+			t.Errorf("-report=%s: no \"Not analyzed\" section before the entries:\n%s", format, r.stdout)
+			continue
+		}
+		for _, want := range []string{"example.com/x/typeerr", "typeerr/typeerr.go:3:23", "undefined: dummyPodController", "example.com/x/badimport"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("-report=%s: %q missing:\n%s", format, want, r.stdout)
+			}
+		}
+	}
+}

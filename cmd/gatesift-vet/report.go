@@ -5,6 +5,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -54,7 +55,19 @@ func buildReport(res *results) *inventory.Report {
 		seen[string(b)] = true
 		entries = append(entries, e)
 	}
-	return inventory.Group(entries, res.programs, progname, version())
+	r := inventory.Group(entries, res.programs, progname, version())
+	for _, b := range res.broken {
+		na := inventory.NotAnalyzed{Package: b.pkgID}
+		for _, e := range b.errs {
+			na.Errors = append(na.Errors, shortenPaths(e.String(), res.cwd))
+		}
+		r.NotAnalyzed = append(r.NotAnalyzed, na)
+	}
+	for _, s := range res.skipped {
+		r.NotAnalyzed = append(r.NotAnalyzed, inventory.NotAnalyzed{Package: s.pkgID, BrokenImports: s.imports})
+	}
+	slices.SortFunc(r.NotAnalyzed, func(a, b inventory.NotAnalyzed) int { return strings.Compare(a.Package, b.Package) })
+	return r
 }
 
 // writeReport prints the inventory (-report=markdown|json|html).

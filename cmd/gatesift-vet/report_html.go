@@ -163,7 +163,14 @@ tr[hidden] { display: none; }
 <form id="filter"><fieldset><legend>Show verdicts</legend>
 {{range .Verdicts}}<label><input type="checkbox" class="verdict-filter" name="verdict" value="{{.Name}}" checked> <span class="verdict verdict-{{.Name}}">{{.Name}}</span> ({{.Count}})</label>
 {{end}}</fieldset></form>
-{{range .Sections}}<section class="binary">
+{{with .Report.NotAnalyzed}}<section class="not-analyzed">
+<h2>Not analyzed</h2>
+<p>{{len .}} package(s) were not analyzed; their jobs, locks and elections are missing below.</p>
+<ul>
+{{range .}}<li class="not-analyzed-package"><code>{{.Package}}</code>: {{.Why}}</li>
+{{end}}</ul>
+</section>
+{{end}}{{range .Sections}}<section class="binary">
 <h2>{{.Title}}{{if .Package}} <code>{{.Package}}</code>{{end}}</h2>
 {{if .Rows}}<table>
 <thead><tr><th>Site</th><th>Kind</th><th>Scheduler / API</th><th>Schedule / TTL</th><th>Writes</th><th>Guard / coordinator</th><th>Verdict</th></tr></thead>
