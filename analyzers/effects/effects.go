@@ -295,7 +295,10 @@ func (r *Result) Decl(fn *types.Func) *ast.FuncDecl {
 
 // Event is one call of interest found by Scan, in source order.
 type Event struct {
-	Call    *ast.CallExpr
+	Call *ast.CallExpr // nil for coordination that is no call (an ownership test)
+	// Node is where the coordination is when it is not a call: the
+	// condition of an if that partitions the work by ownership.
+	Node    ast.Node
 	Effects []Effect // reached by this call
 	// Coordination names coordination taken by this call ("" for none).
 	Coordination string
@@ -305,6 +308,15 @@ type Event struct {
 	Consume   bool
 	Telemetry bool         // reads the process's own statistics
 	Queries   []QueryParam // query statements handed in by the caller
+}
+
+// At returns where the event is: its call, or the node of a coordination
+// that is no call.
+func (e *Event) At() ast.Node {
+	if e.Call != nil {
+		return e.Call
+	}
+	return e.Node
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -394,10 +406,20 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 		return out
 	}
 	skip := map[*ast.FuncLit]bool{}
+	var ifs []pendingIf
+	blockEnd := map[*ast.IfStmt]token.Pos{}
 	ast.Inspect(node, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return !skip[n]
+		case *ast.BlockStmt:
+			markBlock(blockEnd, n.List, n.End())
+		case *ast.CaseClause:
+			markBlock(blockEnd, n.Body, n.End())
+		case *ast.CommClause:
+			markBlock(blockEnd, n.Body, n.End())
+		case *ast.IfStmt:
+			ifs = append(ifs, pendingIf{stmt: n, at: len(out.Events), blockEnd: blockEnd[n]})
 		case *ast.CallExpr:
 			ev, coordinated := r.event(n)
 			for _, lit := range coordinated {
@@ -409,7 +431,52 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 		}
 		return true
 	})
+	r.ownershipEvents(out, ifs)
 	return out
+}
+
+// pendingIf is an if seen by Scan, with the index of the first event after
+// it and the end of the block it is a statement of.
+type pendingIf struct {
+	stmt     *ast.IfStmt
+	at       int
+	blockEnd token.Pos
+}
+
+func markBlock(ends map[*ast.IfStmt]token.Pos, list []ast.Stmt, end token.Pos) {
+	for _, s := range list {
+		if ifs, ok := s.(*ast.IfStmt); ok {
+			ends[ifs] = end
+		}
+	}
+}
+
+// ownershipEvents inserts a coordination event before the effects an
+// ownership test gates (ownership.go). The test is read (and the SSA form
+// built) only for ifs that gate effects at all: effects in their body, or
+// after them in their block when their body leaves.
+func (r *Result) ownershipEvents(out *Scanned, ifs []pendingIf) {
+	for k := len(ifs) - 1; k >= 0; k-- {
+		p := ifs[k]
+		inBody, after := false, false
+		for _, ev := range out.Events[p.at:] {
+			if len(ev.Effects) == 0 || ev.Call == nil {
+				continue
+			}
+			pos := ev.Call.Pos()
+			inBody = inBody || p.stmt.Body.Pos() <= pos && pos < p.stmt.Body.End()
+			after = after || p.stmt.End() <= pos && pos < p.blockEnd
+		}
+		if !inBody && !(after && returnsEarly(p.stmt.Body)) {
+			continue
+		}
+		desc := r.ownershipGate(p.stmt, inBody)
+		if desc == "" {
+			continue
+		}
+		ev := Event{Coordination: "partitioned by ownership: " + desc, Node: p.stmt.Cond}
+		out.Events = append(out.Events[:p.at], append([]Event{ev}, out.Events[p.at:]...)...)
+	}
 }
 
 // event classifies one call.
