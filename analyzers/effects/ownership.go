@@ -144,7 +144,7 @@ func (fl *flow) ownerComparison(b *ssa.BinOp) string {
 		if id == "" || fl.identity(sides[1], 0) != "" {
 			continue
 		}
-		if look := lookupResult(sides[1], 0); look != "" {
+		if look := fl.lookupResult(sides[1], 0); look != "" {
 			return look + " compared with " + id
 		}
 	}
@@ -154,30 +154,41 @@ func (fl *flow) ownerComparison(b *ssa.BinOp) string {
 // lookupResult names the lookup a value was read from: the result of a
 // call given a non-constant argument (ring.Get(hash), shards.Owner(key)),
 // or a map indexed by a non-constant key (placement[key]), reached through
-// field reads, indexing and extraction of its results.
-func lookupResult(v ssa.Value, depth int) string {
+// field reads, indexing and extraction of its results, and through a local
+// variable it was stored in.
+func (fl *flow) lookupResult(v ssa.Value, depth int) string {
 	if v == nil || depth > maxDepth {
 		return ""
 	}
 	switch v := v.(type) {
 	case *ssa.Field:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.FieldAddr:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.Index:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.IndexAddr:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
-			return lookupResult(v.X, depth+1)
+			return fl.lookupResult(v.X, depth+1)
 		}
 	case *ssa.Extract:
-		return lookupResult(v.Tuple, depth+1)
+		return fl.lookupResult(v.Tuple, depth+1)
+	case *ssa.Alloc:
+		// A local whose address is taken (rs.Instances[0].Addr): what is
+		// stored into it, every store a lookup's result.
+		look := ""
+		for _, st := range fl.stores[v] {
+			if look = fl.lookupResult(st, depth+1); look == "" {
+				return ""
+			}
+		}
+		return look
 	case *ssa.ChangeType:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.MakeInterface:
-		return lookupResult(v.X, depth+1)
+		return fl.lookupResult(v.X, depth+1)
 	case *ssa.Lookup:
 		if _, isConst := v.Index.(*ssa.Const); !isConst {
 			if _, isMap := v.X.Type().Underlying().(*types.Map); isMap {
@@ -256,11 +267,17 @@ func (fl *flow) ownershipPredicate(v *ssa.Call, depth int) string {
 		if !ok || len(ret.Results) == 0 {
 			continue
 		}
-		if d := fl.ownershipResult(ret.Results[0], depth); d != "" {
-			desc = d
-		} else if k, isConst := ret.Results[0].(*ssa.Const); !isConst || k.Value == nil || k.Value.ExactString() != "false" {
+		if k, isConst := ret.Results[0].(*ssa.Const); isConst && k.Value != nil && k.Value.ExactString() == "false" {
+			continue
+		}
+		d := fl.ownershipResult(ret.Results[0], depth)
+		if d == "" {
+			d = fl.ownerBranch(b)
+		}
+		if d == "" {
 			return "" // true on a path that is not an ownership test
 		}
+		desc = d
 	}
 	if desc == "" {
 		return ""
@@ -281,6 +298,37 @@ func (fl *flow) ownershipResult(v ssa.Value, depth int) string {
 	case *ssa.Extract:
 		if call, ok := v.Tuple.(*ssa.Call); ok && v.Index == 0 {
 			return fl.ownershipPredicate(call, depth+1)
+		}
+	}
+	return ""
+}
+
+// ownerBranch: block b runs only where an ownership comparison of its
+// function held (if owner == self { return true, nil }): the branch taken
+// when the comparison says the instance owns the item dominates b.
+func (fl *flow) ownerBranch(b *ssa.BasicBlock) string {
+	for _, ifb := range b.Parent().Blocks {
+		if len(ifb.Instrs) == 0 || len(ifb.Succs) != 2 {
+			continue
+		}
+		branch, ok := ifb.Instrs[len(ifb.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		cmp, ok := branch.Cond.(*ssa.BinOp)
+		if !ok {
+			continue
+		}
+		desc := fl.ownerComparison(cmp)
+		if desc == "" {
+			continue
+		}
+		owner := ifb.Succs[0] // the true edge of owner == self
+		if cmp.Op == token.NEQ {
+			owner = ifb.Succs[1]
+		}
+		if len(owner.Preds) == 1 && owner.Dominates(b) {
+			return desc
 		}
 	}
 	return ""

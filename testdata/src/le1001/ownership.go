@@ -237,3 +237,81 @@ func (e *groupEvaluator) evaluateOnAssigned(ctx context.Context) {
 		}
 	}
 }
+
+// replicaSet is a ring lookup's answer: the instances that hold a key,
+// the first one its owner.
+type replicaSet struct {
+	Instances []struct{ Addr string }
+}
+
+type replicatedRing interface {
+	Get(hash uint32) (replicaSet, error)
+}
+
+type tenantEvaluator struct {
+	db       *sql.DB
+	ring     replicatedRing
+	member   lifecycler
+	fallback bool
+}
+
+func hashOf(key string) uint32 {
+	var h uint32
+	for i := 0; i < len(key); i++ {
+		h = h*31 + uint32(key[i])
+	}
+	return h
+}
+
+// ownsTenant says yes only on the branch where the ring's first instance
+// for the key is this instance.
+func (e *tenantEvaluator) ownsTenant(tenant string) (bool, error) {
+	rs, err := e.ring.Get(hashOf(tenant))
+	if err != nil {
+		return false, err
+	}
+	self := e.member.GetInstanceAddr()
+	if len(rs.Instances) > 0 && rs.Instances[0].Addr == self {
+		return true, nil
+	}
+	return false, nil
+}
+
+// ownsTenantOrFallback also says yes, on every instance, when the ring has
+// no instance for the key.
+func (e *tenantEvaluator) ownsTenantOrFallback(tenant string) (bool, error) {
+	rs, err := e.ring.Get(hashOf(tenant))
+	if err != nil {
+		return false, err
+	}
+	if len(rs.Instances) > 0 && rs.Instances[0].Addr == e.member.GetInstanceAddr() {
+		return true, nil
+	}
+	return e.fallback, nil
+}
+
+// Negative: the helper answers yes only on the owner's branch.
+func (e *tenantEvaluator) evaluateOwned(ctx context.Context, tenants []string) {
+	for range time.Tick(time.Minute) {
+		for _, tenant := range tenants {
+			owned, err := e.ownsTenant(tenant)
+			if err != nil || !owned {
+				continue
+			}
+			e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) VALUES ($1)`, tenant)
+		}
+	}
+}
+
+// Positive twin: the helper's other yes is not decided by ownership.
+func (e *tenantEvaluator) evaluateWithFallback(ctx context.Context, tenants []string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table evaluations; guarded by nothing`
+		for _, tenant := range tenants {
+			owned, err := e.ownsTenantOrFallback(tenant)
+			if err != nil || !owned {
+				continue
+			}
+			e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) VALUES ($1)`, tenant)
+		}
+	}
+}
