@@ -407,19 +407,22 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 	}
 	skip := map[*ast.FuncLit]bool{}
 	var ifs []pendingIf
-	blockEnd := map[*ast.IfStmt]token.Pos{}
+	var ranges []*ast.RangeStmt
+	rests := map[*ast.IfStmt]blockRest{}
 	ast.Inspect(node, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return !skip[n]
 		case *ast.BlockStmt:
-			markBlock(blockEnd, n.List, n.End())
+			markBlock(rests, n.List, n.End())
 		case *ast.CaseClause:
-			markBlock(blockEnd, n.Body, n.End())
+			markBlock(rests, n.Body, n.End())
 		case *ast.CommClause:
-			markBlock(blockEnd, n.Body, n.End())
+			markBlock(rests, n.Body, n.End())
 		case *ast.IfStmt:
-			ifs = append(ifs, pendingIf{stmt: n, at: len(out.Events), blockEnd: blockEnd[n]})
+			ifs = append(ifs, pendingIf{stmt: n, at: len(out.Events), rest: rests[n]})
+		case *ast.RangeStmt:
+			ranges = append(ranges, n)
 		case *ast.CallExpr:
 			ev, coordinated := r.event(n)
 			for _, lit := range coordinated {
@@ -431,52 +434,8 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 		}
 		return true
 	})
-	r.ownershipEvents(out, ifs)
+	r.ownershipEvents(out, ifs, ranges)
 	return out
-}
-
-// pendingIf is an if seen by Scan, with the index of the first event after
-// it and the end of the block it is a statement of.
-type pendingIf struct {
-	stmt     *ast.IfStmt
-	at       int
-	blockEnd token.Pos
-}
-
-func markBlock(ends map[*ast.IfStmt]token.Pos, list []ast.Stmt, end token.Pos) {
-	for _, s := range list {
-		if ifs, ok := s.(*ast.IfStmt); ok {
-			ends[ifs] = end
-		}
-	}
-}
-
-// ownershipEvents inserts a coordination event before the effects an
-// ownership test gates (ownership.go). The test is read (and the SSA form
-// built) only for ifs that gate effects at all: effects in their body, or
-// after them in their block when their body leaves.
-func (r *Result) ownershipEvents(out *Scanned, ifs []pendingIf) {
-	for k := len(ifs) - 1; k >= 0; k-- {
-		p := ifs[k]
-		inBody, after := false, false
-		for _, ev := range out.Events[p.at:] {
-			if len(ev.Effects) == 0 || ev.Call == nil {
-				continue
-			}
-			pos := ev.Call.Pos()
-			inBody = inBody || p.stmt.Body.Pos() <= pos && pos < p.stmt.Body.End()
-			after = after || p.stmt.End() <= pos && pos < p.blockEnd
-		}
-		if !inBody && !(after && returnsEarly(p.stmt.Body)) {
-			continue
-		}
-		desc := r.ownershipGate(p.stmt, inBody)
-		if desc == "" {
-			continue
-		}
-		ev := Event{Coordination: "partitioned by ownership: " + desc, Node: p.stmt.Cond}
-		out.Events = append(out.Events[:p.at], append([]Event{ev}, out.Events[p.at:]...)...)
-	}
 }
 
 // event classifies one call.

@@ -24,6 +24,205 @@ import (
 // comparison with a constant, with the item itself, or with a configured
 // value picks no owner per item and coordinates nothing.
 
+// pendingIf is an if seen by Scan, with the index of the first event after
+// it and the statements after it in its block.
+type pendingIf struct {
+	stmt *ast.IfStmt
+	at   int
+	rest blockRest
+}
+
+// blockRest: the statements of a block after one of them, and the block's
+// end.
+type blockRest struct {
+	stmts []ast.Stmt
+	end   token.Pos
+}
+
+func markBlock(rests map[*ast.IfStmt]blockRest, list []ast.Stmt, end token.Pos) {
+	for i, s := range list {
+		if ifs, ok := s.(*ast.IfStmt); ok {
+			rests[ifs] = blockRest{stmts: list[i+1:], end: end}
+		}
+	}
+}
+
+// ownershipEvents inserts a coordination event before the effects an
+// ownership test gates: effects in the body of an if that holds the work
+// for the owner, or after an if that leaves for the non-owner; and the
+// effects keyed by a collection of owned items (ownedCollection). The test
+// is read (and the SSA form built) only for ifs that gate effects or fill
+// a collection that later effects use.
+func (r *Result) ownershipEvents(out *Scanned, ifs []pendingIf, ranges []*ast.RangeStmt) {
+	for k := len(ifs) - 1; k >= 0; k-- {
+		p := ifs[k]
+		inBody, after := false, false
+		for _, ev := range out.Events[p.at:] {
+			if len(ev.Effects) == 0 || ev.Call == nil {
+				continue
+			}
+			pos := ev.Call.Pos()
+			inBody = inBody || p.stmt.Body.Pos() <= pos && pos < p.stmt.Body.End()
+			after = after || p.stmt.End() <= pos && pos < p.rest.end
+		}
+		if inBody || after && returnsEarly(p.stmt.Body) {
+			if desc := r.ownershipGate(p.stmt, inBody); desc != "" {
+				ev := Event{Coordination: "partitioned by ownership: " + desc, Node: p.stmt.Cond}
+				out.Events = append(out.Events[:p.at], append([]Event{ev}, out.Events[p.at:]...)...)
+				continue
+			}
+		}
+		r.ownedCollectionEvent(out, p, ranges)
+	}
+}
+
+// ownedCollectionEvent: the if fills a local collection with the items the
+// instance owns (appends in its body when it owns, or after it when it
+// leaves for the non-owner), nothing else is ever added to it, and later
+// effects are keyed by it (an argument mentions it, or the effect runs in a
+// range over it): those effects act on owned items only, and a
+// coordination event goes before the first of them.
+func (r *Result) ownedCollectionEvent(out *Scanned, p pendingIf, ranges []*ast.RangeStmt) {
+	var region []ast.Stmt
+	var regionEnd token.Pos
+	switch {
+	case returnsEarly(p.stmt.Body):
+		region, regionEnd = p.rest.stmts, p.rest.end
+	default:
+		region, regionEnd = p.stmt.Body.List, p.stmt.Body.End()
+	}
+	coll := r.appendTarget(region)
+	if coll == nil {
+		return
+	}
+	first := -1
+	for i := p.at; i < len(out.Events); i++ {
+		ev := out.Events[i]
+		if len(ev.Effects) == 0 || ev.Call == nil || ev.Call.Pos() < regionEnd {
+			continue
+		}
+		if r.keyedByCollection(ev.Call, coll, ranges) {
+			first = i
+			break
+		}
+	}
+	if first < 0 || !r.onlyFilledIn(coll, p.stmt.Pos(), regionEnd) {
+		return
+	}
+	desc, owns := r.ownershipTest(p.stmt.Cond, 0)
+	if desc == "" || owns == returnsEarly(p.stmt.Body) {
+		return // no ownership test, or one whose branch appends the items not owned
+	}
+	ev := Event{Coordination: "partitioned by ownership: only owned items are collected into " + coll.Name() + ", " + desc, Node: p.stmt.Cond}
+	out.Events = append(out.Events[:first], append([]Event{ev}, out.Events[first:]...)...)
+}
+
+// appendTarget: the local variable that a statement of the region
+// appends to (x = append(x, item)), or nil.
+func (r *Result) appendTarget(region []ast.Stmt) *types.Var {
+	for _, s := range region {
+		if v := r.appendedVar(s); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// appendedVar: s is x = append(x, ...) with x a local variable.
+func (r *Result) appendedVar(s ast.Node) *types.Var {
+	as, ok := s.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); !ok || id.Name != "append" || r.pass.TypesInfo.Uses[id] != types.Universe.Lookup("append") {
+		return nil
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := r.pass.TypesInfo.ObjectOf(id).(*types.Var)
+	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return nil
+	}
+	return v
+}
+
+// onlyFilledIn: every assignment to coll in its function other than the
+// appends between from and to starts it empty (var, nil, make, an empty
+// literal), so the collection holds nothing the gate did not let through.
+func (r *Result) onlyFilledIn(coll *types.Var, from, to token.Pos) bool {
+	body := r.enclosingBodyAt(coll.Pos())
+	if body == nil {
+		return false
+	}
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, isAssign := n.(*ast.AssignStmt)
+		if !isAssign || !ok {
+			return ok
+		}
+		for i, lhs := range as.Lhs {
+			id, isIdent := lhs.(*ast.Ident)
+			if !isIdent || r.pass.TypesInfo.ObjectOf(id) != coll {
+				continue
+			}
+			if r.appendedVar(as) == coll && from <= as.Pos() && as.End() <= to {
+				continue
+			}
+			if i >= len(as.Rhs) || !emptyStart(as.Rhs[i]) {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// emptyStart: nil, make(...), or an empty composite literal.
+func emptyStart(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return e.Name == "nil"
+	case *ast.CompositeLit:
+		return len(e.Elts) == 0
+	case *ast.CallExpr:
+		id, ok := ast.Unparen(e.Fun).(*ast.Ident)
+		return ok && id.Name == "make"
+	}
+	return false
+}
+
+// keyedByCollection: an argument of call mentions coll, or call runs in
+// the body of a range over it.
+func (r *Result) keyedByCollection(call *ast.CallExpr, coll *types.Var, ranges []*ast.RangeStmt) bool {
+	mentions := func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok && r.pass.TypesInfo.ObjectOf(id) == coll {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	for _, a := range call.Args {
+		if mentions(a) {
+			return true
+		}
+	}
+	for _, rg := range ranges {
+		if rg.Body.Pos() <= call.Pos() && call.End() <= rg.Body.End() && mentions(rg.X) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownershipGate returns, for an if statement, what the ownership test it
 // makes is, when the if gates work by it: its body leaves when the
 // instance does not own the item, or holds effects when it does. "" when
@@ -332,4 +531,9 @@ func (fl *flow) ownerBranch(b *ssa.BasicBlock) string {
 		}
 	}
 	return ""
+}
+
+// enclosingBodyAt returns the body of the innermost function around pos.
+func (r *Result) enclosingBodyAt(pos token.Pos) *ast.BlockStmt {
+	return r.enclosingBody(&ast.Ident{NamePos: pos})
 }

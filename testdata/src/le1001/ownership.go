@@ -315,3 +315,69 @@ func (e *tenantEvaluator) evaluateWithFallback(ctx context.Context, tenants []st
 		}
 	}
 }
+
+// Negative: the owned tenants are collected first, then evaluated.
+func (e *tenantEvaluator) evaluateCollected(ctx context.Context, tenants []string) {
+	for range time.Tick(time.Minute) {
+		var mine []string
+		for _, tenant := range tenants {
+			owned, err := e.ownsTenant(tenant)
+			if err != nil {
+				continue
+			}
+			if owned {
+				mine = append(mine, tenant)
+			}
+		}
+		for _, tenant := range mine {
+			e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) VALUES ($1)`, tenant)
+		}
+	}
+}
+
+// Positive twin: the collection also takes tenants nobody checked.
+func (e *tenantEvaluator) evaluateCollectedPlusExtra(ctx context.Context, tenants, extra []string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table evaluations; guarded by nothing`
+		var mine []string
+		for _, tenant := range tenants {
+			if owned, _ := e.ownsTenant(tenant); owned {
+				mine = append(mine, tenant)
+			}
+		}
+		mine = append(mine, extra...)
+		for _, tenant := range mine {
+			e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) VALUES ($1)`, tenant)
+		}
+	}
+}
+
+// Positive twin: the owned tenants are collected, but the write ranges
+// over all of them.
+func (e *tenantEvaluator) evaluateCollectedUnused(ctx context.Context, tenants []string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table evaluations; guarded by nothing`
+		var mine []string
+		for _, tenant := range tenants {
+			if owned, _ := e.ownsTenant(tenant); owned {
+				mine = append(mine, tenant)
+			}
+		}
+		for _, tenant := range tenants {
+			e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) VALUES ($1)`, tenant)
+		}
+		_ = mine
+	}
+}
+
+// Positive twin: the collection takes the tenants this instance does not
+// own.
+func (e *tenantEvaluator) evaluateCollectedOthers(ctx context.Context, tenants []string) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it inserts into table evaluations; guarded by nothing`
+		var others []string
+		for _, tenant := range tenants {
+			if owned, _ := e.ownsTenant(tenant); !owned {
+				others = append(others, tenant)
+			}
+		}
+		e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) SELECT unnest($1::text[])`, others)
+	}
+}
