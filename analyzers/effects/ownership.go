@@ -254,6 +254,9 @@ func (r *Result) ownershipTest(cond ast.Expr, depth int) (desc string, owns bool
 	case *ast.BinaryExpr:
 		switch c.Op {
 		case token.EQL, token.NEQ:
+			if r.constantOrNil(c.X) || r.constantOrNil(c.Y) {
+				return "", false // err != nil, owner == "": no identity on one side; keeps SSA unbuilt
+			}
 			fl := r.flow()
 			b := fl.binops[c.OpPos]
 			if b == nil {
@@ -278,6 +281,9 @@ func (r *Result) ownershipTest(cond ast.Expr, depth int) (desc string, owns bool
 			}
 		}
 	case *ast.CallExpr:
+		if t := r.pass.TypesInfo.TypeOf(c); t == nil || !returnsBool(t) {
+			return "", false
+		}
 		fl := r.flow()
 		cc := fl.common(c)
 		if cc == nil || fl.values[cc] == nil {
@@ -536,4 +542,21 @@ func (fl *flow) ownerBranch(b *ssa.BasicBlock) string {
 // enclosingBodyAt returns the body of the innermost function around pos.
 func (r *Result) enclosingBodyAt(pos token.Pos) *ast.BlockStmt {
 	return r.enclosingBody(&ast.Ident{NamePos: pos})
+}
+
+// constantOrNil: e is a constant or nil.
+func (r *Result) constantOrNil(e ast.Expr) bool {
+	tv, ok := r.pass.TypesInfo.Types[e]
+	return ok && (tv.Value != nil || tv.IsNil())
+}
+
+// returnsBool: a call's type is bool, or a tuple whose first element is.
+func returnsBool(t types.Type) bool {
+	if tup, ok := t.(*types.Tuple); ok {
+		if tup.Len() == 0 {
+			return false
+		}
+		t = tup.At(0).Type()
+	}
+	return types.Identical(t.Underlying(), types.Typ[types.Bool])
 }
