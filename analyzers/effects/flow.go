@@ -431,7 +431,10 @@ func (fl *flow) identity(v ssa.Value, depth int) string {
 
 // identityName: names of values that hold the instance's identity, for
 // parameters and fields whose source this package does not show.
-var identityName = regexp.MustCompile(`(?i)^(host(name)?|self(id|addr)?|(my|own|this)?(instance|node|pod|replica|machine|server|worker|member)(_?(id|name|key|uid|addr|address))|(pod|node)name)$`)
+// An address names the instance only as the instance's or self's
+// (instanceAddr, selfAddress, myNodeAddr): a serverAddr or nodeAddr is as
+// often a peer's.
+var identityName = regexp.MustCompile(`(?i)^(host(name)?|self(id)?|(my|own|this)?(instance|node|pod|replica|machine|server|worker|member)(_?(id|name|key|uid))|(pod|node)name|(my|own|this)?(instance|self)_?addr(ess)?|(my|own|this)(node|pod|replica|machine|server|worker|member)_?addr(ess)?)$`)
 
 // identityAccessor: a method of another package (or of an interface) that
 // takes nothing and returns a string named for the instance's identity

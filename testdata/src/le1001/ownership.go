@@ -381,3 +381,16 @@ func (e *tenantEvaluator) evaluateCollectedOthers(ctx context.Context, tenants [
 		e.db.ExecContext(ctx, `INSERT INTO evaluations (tenant) SELECT unnest($1::text[])`, others)
 	}
 }
+
+// Positive twin: the owner is compared with the address of the server the
+// job reports to, a peer's address, not this instance's.
+func (s *shardSweeper) compactForServer(ctx context.Context, tenants []string, serverAddr string) {
+	for range time.Tick(time.Hour) { // want `time.Tick runs loop body on every replica every 1h0m0s: it inserts into table compactions; guarded by nothing`
+		for _, tenant := range tenants {
+			if s.ring.Lookup(tenant) != serverAddr {
+				continue
+			}
+			s.db.ExecContext(ctx, `INSERT INTO compactions (tenant) VALUES ($1)`, tenant)
+		}
+	}
+}
