@@ -295,7 +295,10 @@ func (r *Result) Decl(fn *types.Func) *ast.FuncDecl {
 
 // Event is one call of interest found by Scan, in source order.
 type Event struct {
-	Call    *ast.CallExpr
+	Call *ast.CallExpr // nil for coordination that is no call (an ownership test)
+	// Node is where the coordination is when it is not a call: the
+	// condition of an if that partitions the work by ownership.
+	Node    ast.Node
 	Effects []Effect // reached by this call
 	// Coordination names coordination taken by this call ("" for none).
 	Coordination string
@@ -305,6 +308,15 @@ type Event struct {
 	Consume   bool
 	Telemetry bool         // reads the process's own statistics
 	Queries   []QueryParam // query statements handed in by the caller
+}
+
+// At returns where the event is: its call, or the node of a coordination
+// that is no call.
+func (e *Event) At() ast.Node {
+	if e.Call != nil {
+		return e.Call
+	}
+	return e.Node
 }
 
 // Scanned is the ordered list of events in a piece of code.
@@ -394,10 +406,23 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 		return out
 	}
 	skip := map[*ast.FuncLit]bool{}
+	var ifs []pendingIf
+	var ranges []*ast.RangeStmt
+	rests := map[*ast.IfStmt]blockRest{}
 	ast.Inspect(node, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return !skip[n]
+		case *ast.BlockStmt:
+			markBlock(rests, n.List, n.End())
+		case *ast.CaseClause:
+			markBlock(rests, n.Body, n.End())
+		case *ast.CommClause:
+			markBlock(rests, n.Body, n.End())
+		case *ast.IfStmt:
+			ifs = append(ifs, pendingIf{stmt: n, at: len(out.Events), rest: rests[n]})
+		case *ast.RangeStmt:
+			ranges = append(ranges, n)
 		case *ast.CallExpr:
 			ev, coordinated := r.event(n)
 			for _, lit := range coordinated {
@@ -409,6 +434,7 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 		}
 		return true
 	})
+	r.ownershipEvents(out, ifs, ranges)
 	return out
 }
 

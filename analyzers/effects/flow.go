@@ -27,6 +27,7 @@ type flow struct {
 	calls  map[token.Pos][]*ssa.CallCommon // by the call's Lparen
 	values map[*ssa.CallCommon]*ssa.Call   // the call's result, for calls that are values (not go/defer)
 	stores map[any][]ssa.Value             // field (*types.Var) or *ssa.Global -> values stored to it
+	binops map[token.Pos]*ssa.BinOp        // comparisons and other binary operations, by the operator's position
 	funcs  []*ssa.Function
 }
 
@@ -39,7 +40,7 @@ func (r *Result) flow() *flow {
 	if r.ssa != nil {
 		return r.ssa
 	}
-	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}}
+	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
 	r.ssa = fl
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
 	created := map[*types.Package]bool{}
@@ -100,6 +101,8 @@ func (r *Result) flow() *flow {
 					if k := storeKey(in.Addr); k != nil {
 						fl.stores[k] = append(fl.stores[k], in.Val)
 					}
+				case *ssa.BinOp:
+					fl.binops[in.Pos()] = in
 				}
 			}
 		}
@@ -380,8 +383,10 @@ func (fl *flow) identity(v ssa.Value, depth int) string {
 						}
 					}
 				}
+				return ""
 			}
 		}
+		return identityAccessor(&v.Call)
 	case *ssa.BinOp:
 		if id := fl.identity(v.X, depth+1); id != "" {
 			return id
@@ -426,7 +431,37 @@ func (fl *flow) identity(v ssa.Value, depth int) string {
 
 // identityName: names of values that hold the instance's identity, for
 // parameters and fields whose source this package does not show.
-var identityName = regexp.MustCompile(`(?i)^(host(name)?|self(id)?|(my|own|this)?(instance|node|pod|replica|machine|server|worker|member)(_?(id|name|key|uid))|(pod|node)name)$`)
+// An address names the instance only as the instance's or self's
+// (instanceAddr, selfAddress, myNodeAddr): a serverAddr or nodeAddr is as
+// often a peer's.
+var identityName = regexp.MustCompile(`(?i)^(host(name)?|self(id)?|(my|own|this)?(instance|node|pod|replica|machine|server|worker|member)(_?(id|name|key|uid))|(pod|node)name|(my|own|this)?(instance|self)_?addr(ess)?|(my|own|this)(node|pod|replica|machine|server|worker|member)_?addr(ess)?)$`)
+
+// identityAccessor: a method of another package (or of an interface) that
+// takes nothing and returns a string named for the instance's identity
+// (lifecycler.GetInstanceAddr(), member.NodeID()): its body is out of
+// sight, so its name decides, as for a field set elsewhere.
+func identityAccessor(c *ssa.CallCommon) string {
+	name := ""
+	switch {
+	case c.IsInvoke():
+		name = c.Method.Name()
+	case c.StaticCallee() != nil && c.StaticCallee().Signature.Recv() != nil:
+		name = c.StaticCallee().Name()
+	default:
+		return ""
+	}
+	sig := c.Signature()
+	if sig.Params().Len() != 0 || sig.Results().Len() != 1 {
+		return ""
+	}
+	if b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+		return ""
+	}
+	if !identityName.MatchString(strings.TrimPrefix(name, "Get")) {
+		return ""
+	}
+	return "the accessor " + name + "()"
+}
 
 // storedIdentity: every value this package stores into the field or
 // variable is an identity; with none in sight, its name decides.

@@ -20,10 +20,13 @@ type gateUse struct {
 // results, values scanned from it (row.Scan(&ok)), values computed from
 // those (n, _ := res.RowsAffected(); claimed := n == 1). The claim gates
 // the work when a later if (or switch) tests one of them and either leaves
-// (return, continue, break) or holds work in its body; a claim whose
-// answer is dropped or only logged coordinates nothing. Errors do not
-// count: `if err != nil { return }` says the statement ran, not that this
-// replica won.
+// (return, continue, break) or holds work in its body, or when a later
+// write is keyed by it (the IDs an UPDATE ... RETURNING claimed, handed to
+// the statement that finishes those rows): a claimed row is this
+// replica's alone, so a write keyed by the claim's answer touches only
+// what this replica won. A claim whose answer is dropped or only logged
+// coordinates nothing. Errors do not count: `if err != nil { return }`
+// says the statement ran, not that this replica won.
 func (r *Result) gate(call *ast.CallExpr) gateUse {
 	body := r.enclosingBody(call)
 	if body == nil {
@@ -67,7 +70,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		return true
 	}
 	// Taint to a fixed point: assignments whose right side mentions the
-	// answer, and pointers handed to a method of it (Scan).
+	// answer, ranges over it, and pointers handed to a method of it (Scan).
 	for changed := true; changed; {
 		changed = false
 		ast.Inspect(body, func(n ast.Node) bool {
@@ -85,6 +88,14 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 					if mentions(v) {
 						for _, name := range n.Names {
 							changed = taint(name) || changed
+						}
+					}
+				}
+			case *ast.RangeStmt:
+				if mentions(n.X) {
+					for _, kv := range []ast.Expr{n.Key, n.Value} {
+						if kv != nil {
+							changed = taint(kv) || changed
 						}
 					}
 				}
@@ -123,6 +134,12 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 					use.checked = true
 				}
 			}
+		case *ast.CallExpr:
+			// A write keyed by the answer: an argument (other than the
+			// receiver) carries what the claim returned.
+			if n.Pos() > call.End() && r.keyedBy(n, mentions) {
+				use.checked = true
+			}
 		case *ast.ReturnStmt:
 			for _, res := range n.Results {
 				if n.End() > call.Pos() && mentions(res) && !isError(info.TypeOf(res)) {
@@ -133,6 +150,18 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		return true
 	})
 	return use
+}
+
+// keyedBy: call has an effect and one of its arguments mentions the
+// claim's answer.
+func (r *Result) keyedBy(call *ast.CallExpr, mentions func(ast.Node) bool) bool {
+	keyed := false
+	for _, a := range call.Args {
+		if mentions(a) {
+			keyed = true
+		}
+	}
+	return keyed && len(r.Scan(call).Effects()) > 0
 }
 
 // returnsEarly: the block leaves (return, continue, break, goto, panic), so

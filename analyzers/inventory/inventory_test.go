@@ -294,3 +294,21 @@ func TestUnknownEffectsAreListed(t *testing.T) {
 	}
 	t.Fatal("no inventory entry for opaque")
 }
+
+// An ownership test names the partitioning as the coordinator, at the if.
+func TestOwnershipEntry(t *testing.T) {
+	entries, _ := run(t)
+	for _, e := range entries {
+		if e.Function != "partitioned" {
+			continue
+		}
+		if e.Verdict != Coordinated || !strings.HasPrefix(e.Coordinator, "partitioned by ownership: the lookup Owner() compared with os.Hostname()") {
+			t.Errorf("partitioned: %s, coordinator %q", e.Verdict, e.Coordinator)
+		}
+		if e.CoordinatorAt == nil || e.CoordinatorAt.Line != e.Site.Line+2 {
+			t.Errorf("partitioned: coordinator at %v, want the if two lines after the site %v", e.CoordinatorAt, e.Site)
+		}
+		return
+	}
+	t.Fatal("no entry for partitioned")
+}

@@ -119,7 +119,7 @@ func (f *finder) scanWork(j *Job, body ast.Node) {
 	}
 	scan := f.eff.Scan(body)
 	if c := scan.FirstCoordination(); c != nil && j.Coordination == "" {
-		j.Coordination, j.CoordinationNode = c.Coordination, c.Call
+		j.Coordination, j.CoordinationNode = c.Coordination, c.At()
 	}
 	j.Consumes = j.Consumes || scan.Consumes()
 	j.Telemetry = j.Telemetry || scan.Telemetry()
