@@ -722,7 +722,8 @@ func versionLike(v ssa.Value) bool {
 // rmwCandidates returns the function declarations that may hold a
 // read-modify-write, from their syntax: two calls on one receiver
 // expression of a store type (one of them can fail, or the knowledge base
-// names the store) and an increment. Only these get the SSA pass.
+// names the store), one of them returning data, and an increment. Only
+// these get the SSA pass.
 func rmwCandidates(pass *analysis.Pass, kb *signals.Knowledge) []ast.Node {
 	var out []ast.Node
 	for _, f := range pass.Files {
@@ -746,6 +747,7 @@ func rmwShaped(fset *token.FileSet, info *types.Info, kb *signals.Knowledge, bod
 	inc := false
 	count := map[string]int{}
 	fallible := map[string]bool{}
+	reads := map[string]bool{} // a call on the receiver returns data
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IncDecStmt:
@@ -787,8 +789,18 @@ func rmwShaped(fset *token.FileSet, info *types.Info, kb *signals.Knowledge, bod
 			known := kb.Match(signals.Effects, fn) != nil
 			k := types.ExprString(sel.X)
 			count[k]++
-			if sig, ok := fn.Type().(*types.Signature); known || ok && sig.Results().Len() > 0 && isError(sig.Results().At(sig.Results().Len()-1).Type()) {
+			sig, _ := fn.Type().(*types.Signature)
+			if sig == nil {
+				return true
+			}
+			res := sig.Results()
+			if known || res.Len() > 0 && isError(res.At(res.Len()-1).Type()) {
 				fallible[k] = true
+			}
+			for i := 0; i < res.Len(); i++ {
+				if !isError(res.At(i).Type()) {
+					reads[k] = true
+				}
 			}
 		}
 		return true
@@ -797,7 +809,7 @@ func rmwShaped(fset *token.FileSet, info *types.Info, kb *signals.Knowledge, bod
 		return false
 	}
 	for k, n := range count {
-		if n >= 2 && fallible[k] {
+		if n >= 2 && fallible[k] && reads[k] {
 			return true
 		}
 	}
