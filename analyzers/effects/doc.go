@@ -19,4 +19,23 @@
 // parameter of its function is linked to it (Effect.Stmt) and read at the
 // function's call sites. A claim (a conditional write, a try-lock)
 // coordinates only when its answer gates the work (gate.go).
+//
+// A read-modify-write is an accumulating effect wherever the store is
+// (readmodifywrite.go): within one function, a value read through a call on
+// a receiver R (its result, a field of it, what is scanned from it) reaches
+// through an increment (x+n, x++, append, big.Int Add/SetInt64) an argument
+// of another call on the same R. Read and write are told apart by use, not
+// by name: the read is the call whose non-error result carries the value,
+// the write the call that receives the incremented value and whose answer
+// carries no data that is used (an error, a status, nothing), or that the
+// knowledge base classifies as a write; a call that takes the moved-on
+// value and returns data that is used is a read (the next page). Method
+// names only break a tie for a used bool answer (Has, Exists, Is, Contains
+// read). It is coordinated when the read is SELECT ... FOR UPDATE in the
+// transaction that writes, or when the write takes the old value or a
+// version read with it and its answer is checked; per-replica when keyed by
+// the instance's identity; no effect when the store is process-local as far
+// as the analysis can tell (a standard-library type, a store of this
+// package or an implementation in sight that reaches no shared state, a
+// write that cannot fail).
 package effects

@@ -38,6 +38,10 @@ type Effect struct {
 	API      string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
 	Where    string // file:line of that call, for messages in other packages
 	Via      string // the function the effect is reached through, if not direct
+	// ReadModifyWrite gives the evidence of a read-modify-write (an
+	// increment of a value read through the same store): its read and
+	// write calls and their positions; "" for other effects.
+	ReadModifyWrite string
 }
 
 // Duplicates reports whether running the effect on every replica is
@@ -117,6 +121,8 @@ type Result struct {
 	imported map[string]*types.Package // every package below this one
 	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
 	ssa      *flow                     // value flow, built on first use
+	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
+	callAt   map[token.Pos]*ast.CallExpr
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -138,7 +144,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return nil, err
 	}
 	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}}
-	if !relevant(pass, kb) {
+	if inGOROOT(pass) || !relevant(pass, kb) && len(rmwCandidates(pass, kb)) == 0 {
 		return r, nil // fast exit: nothing here can reach shared state
 	}
 	defer func() {
@@ -384,7 +390,7 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", e.Kind, e.Resource, e.API, e.Stmt)
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -438,8 +444,18 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 	return out
 }
 
-// event classifies one call.
-func (r *Result) event(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit) {
+// event classifies one call: what it reaches, and, when it coordinates
+// nothing, whether it is the write of a read-modify-write.
+func (r *Result) event(call *ast.CallExpr) (Event, []*ast.FuncLit) {
+	ev, coordinated := r.callEvent(call)
+	if ev.Coordination == "" && !ev.Consume {
+		r.readModifyWrite(call, &ev)
+	}
+	return ev, coordinated
+}
+
+// callEvent classifies one call by its callee.
+func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.FuncLit) {
 	ev.Call = call
 	callee := typeutil.Callee(r.pass.TypesInfo, call)
 	fn, _ := callee.(*types.Func)

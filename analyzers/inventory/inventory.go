@@ -70,6 +70,9 @@ type Effect struct {
 	Unknown    bool   `json:"unknown,omitempty"` // a write the analysis cannot read: silent unless strict
 	API        string `json:"api"`               // the call with the effect
 	Via        string `json:"via,omitempty"`     // the function it is reached through
+	// ReadModifyWrite: the read and write calls, with positions, of an
+	// increment made by reading a value and storing it back.
+	ReadModifyWrite string `json:"read_modify_write,omitempty"`
 }
 
 // Entry is one job, lock or leader election.
@@ -189,7 +192,7 @@ func convert(list []effects.Effect) ([]Effect, []string) {
 	var out []Effect
 	var res []string
 	for _, e := range list {
-		out = append(out, Effect{Kind: e.Kind, Resource: e.Resource, Idempotent: e.Idempotent, Unknown: e.Unknown, API: e.API, Via: e.Via})
+		out = append(out, Effect{Kind: e.Kind, Resource: e.Resource, Idempotent: e.Idempotent, Unknown: e.Unknown, API: e.API, Via: e.Via, ReadModifyWrite: e.ReadModifyWrite})
 		if e.Resource != "" && !slices.Contains(res, e.Resource) {
 			res = append(res, e.Resource)
 		}

@@ -56,6 +56,13 @@ func schedule(j *jobs.Job) string {
 
 // Describe renders one effect for related information.
 func Describe(e effects.Effect) string {
+	if e.ReadModifyWrite != "" {
+		s := "read-modify-write: " + e.ReadModifyWrite + " via " + e.API
+		if e.Via != "" {
+			s += " (reached through " + e.Via + ")"
+		}
+		return s
+	}
 	s := verb(e.Kind)
 	if e.Resource != "" {
 		s += " " + e.Resource
@@ -80,6 +87,9 @@ func Summarize(list []effects.Effect) string {
 	seen := map[string]bool{}
 	for _, e := range list {
 		s := verb(e.Kind)
+		if e.ReadModifyWrite != "" {
+			s = e.ReadModifyWrite + ", so concurrent replicas lose updates or repeat values"
+		}
 		if e.Resource != "" {
 			s += " " + e.Resource
 		}

@@ -21,7 +21,7 @@ func testdata(t *testing.T) string {
 }
 
 func TestLocalSingleton(t *testing.T) {
-	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure", "le1001/pkgticker", "le1001/recursive", "le1001/recursive2", "le1001/doubles", "le1001/maintainer", "le1001/redigopool", "le1001/clocks", "le1001/callbacks", "le1001/ownclock", "le1001/cronjobs", "le1001/tests/trafficgen", "le1001/trafficgen")
+	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure", "le1001/pkgticker", "le1001/recursive", "le1001/recursive2", "le1001/doubles", "le1001/maintainer", "le1001/redigopool", "le1001/clocks", "le1001/callbacks", "le1001/ownclock", "le1001/cronjobs", "le1001/tests/trafficgen", "le1001/trafficgen", "le1001/rmw")
 }
 
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
