@@ -423,6 +423,11 @@ const (
 // new reads, not the old value.
 func taint(read *ssa.Call, store map[*ssa.CallCommon]bool) map[ssa.Value]int {
 	lv := map[ssa.Value]int{}
+	// collected marks slices built by appending read values to something
+	// that was not read (ids = append(ids, id) in a loop over rows): a
+	// collection of old values, not an old value moved on, so appending to
+	// it again is no increment.
+	collected := map[ssa.Value]bool{}
 	var work []ssa.Value
 	raise := func(v ssa.Value, l int) {
 		if v == nil || lv[v] >= l {
@@ -463,6 +468,9 @@ func taint(read *ssa.Call, store map[*ssa.CallCommon]bool) map[ssa.Value]int {
 			case *ssa.FieldAddr, *ssa.Field, *ssa.IndexAddr, *ssa.Index, *ssa.Lookup, *ssa.Slice,
 				*ssa.Convert, *ssa.ChangeType, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.TypeAssert,
 				*ssa.Phi, *ssa.Range, *ssa.Next:
+				if collected[v] {
+					collected[ref.(ssa.Value)] = true
+				}
 				raise(ref.(ssa.Value), l)
 			case *ssa.BinOp:
 				raise(in, binOpLevel(in, v, l))
@@ -483,8 +491,11 @@ func taint(read *ssa.Call, store map[*ssa.CallCommon]bool) map[ssa.Value]int {
 				if b, ok := c.Value.(*ssa.Builtin); ok {
 					switch b.Name() {
 					case "append":
-						if len(c.Args) > 0 && c.Args[0] == v {
+						switch {
+						case len(c.Args) > 0 && c.Args[0] == v && !collected[v]:
 							nl = incremented // appended to a slice read from the store
+						case len(c.Args) > 0 && (c.Args[0] != v || collected[v]):
+							collected[in] = true
 						}
 					case "len", "cap", "min", "max":
 					default:
