@@ -237,7 +237,11 @@ func measurePattern(ctx context.Context, dir, warmCache string, tools perfTools,
 }
 
 // warmUp fills a new GOCACHE with the export data of every package the
-// pattern and its tests need, and returns its directory.
+// pattern and its tests need, and returns its directory. A package that
+// does not build (vitess has test files behind build tags that do not
+// compile without them) does not stop it: -e records the error and the
+// rest is compiled, as every measured command reports that package and
+// analyzes the rest too. The failing packages are logged.
 func warmUp(ctx context.Context, dir string, patterns []string, timeout time.Duration, logf func(string, ...any)) (string, error) {
 	cache, err := os.MkdirTemp("", "perf-warm-")
 	if err != nil {
@@ -246,18 +250,32 @@ func warmUp(ctx context.Context, dir string, patterns []string, timeout time.Dur
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-export", "-deps", "-test", "-f", "{{.ImportPath}}"}, patterns...)...)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-export", "-deps", "-test", "-f", "{{if .Error}}{{.ImportPath}}{{end}}"}, patterns...)...)
 	cmd.Dir = dir
 	cmd.Env = append(goEnv(), "GOCACHE="+cache)
-	cmd.Stdout = io.Discard
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		os.RemoveAll(cache)
 		return "", fmt.Errorf("warming the cache with go list -export: %v: %s", err, tail(stderr.String(), 600))
 	}
+	if failed := nonEmptyLines(stdout.String()); len(failed) > 0 {
+		logf("perf: %d packages do not build and stay out of the warm cache: %s", len(failed), strings.Join(failed, ", "))
+	}
 	logf("perf: warm cache filled in %s", time.Since(start).Round(time.Millisecond))
 	return cache, nil
+}
+
+// nonEmptyLines splits go list output whose template prints nothing for
+// most packages (an import path may hold a space: "p [p.test]").
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // countPackages is the number of packages pattern matches.
