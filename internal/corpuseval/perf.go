@@ -194,25 +194,38 @@ func perfModule(ctx context.Context, workdir string, tools perfTools, mod string
 	return all, nil
 }
 
+// perfCommand is one command -perf measures.
+type perfCommand struct {
+	label string
+	argv  []string
+	env   []string
+}
+
+// perfCommands are the commands measured on one pattern. The older
+// gatesift-vet runs both ways, right after the new one under go vet, so
+// that the before/after of vet mode is measured under the same load too.
+func perfCommands(tools perfTools, pattern string) []perfCommand {
+	cmds := []perfCommand{
+		{"gatesift-vet " + pattern, []string{tools.Tool, pattern}, []string{"GATESIFT_VET_GROWTH=1"}},
+		{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.Tool, pattern}, nil},
+	}
+	if tools.OldTool != "" {
+		cmds = append(cmds, perfCommand{"old go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.OldTool, pattern}, nil})
+	}
+	cmds = append(cmds, perfCommand{"go vet " + pattern, []string{"go", "vet", pattern}, nil})
+	if tools.Staticcheck != "" {
+		cmds = append(cmds, perfCommand{"staticcheck " + pattern, []string{tools.Staticcheck, pattern}, nil})
+	}
+	if tools.OldTool != "" {
+		cmds = append(cmds, perfCommand{"old gatesift-vet " + pattern, []string{tools.OldTool, pattern}, nil})
+	}
+	return cmds
+}
+
 // measurePattern runs the commands on one pattern.
 func measurePattern(ctx context.Context, dir, warmCache string, tools perfTools, pattern string, timeout time.Duration, logf func(string, ...any)) []perfResult {
 	var all []perfResult
-	type command struct {
-		label string
-		argv  []string
-		env   []string
-	}
-	cmds := []command{
-		{"gatesift-vet " + pattern, []string{tools.Tool, pattern}, []string{"GATESIFT_VET_GROWTH=1"}},
-		{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.Tool, pattern}, nil},
-		{"go vet " + pattern, []string{"go", "vet", pattern}, nil},
-	}
-	if tools.Staticcheck != "" {
-		cmds = append(cmds, command{"staticcheck " + pattern, []string{tools.Staticcheck, pattern}, nil})
-	}
-	if tools.OldTool != "" {
-		cmds = append(cmds, command{"old gatesift-vet " + pattern, []string{tools.OldTool, pattern}, nil})
-	}
+	cmds := perfCommands(tools, pattern)
 	for _, c := range cmds {
 		logf("perf: %s in %s (load %s)", c.label, dir, load1())
 		r, err := measure(ctx, timeout, dir, warmCache, c.argv, c.env)

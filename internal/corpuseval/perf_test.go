@@ -63,3 +63,32 @@ func TestWarmUpBrokenTestPackage(t *testing.T) {
 		t.Errorf("the broken test package is not named:\n%s", all)
 	}
 }
+
+// The older tool is measured both ways, and no label is mistaken for plain
+// go vet's, the base of every ratio.
+func TestPerfCommands(t *testing.T) {
+	var labels []string
+	for _, c := range perfCommands(perfTools{Tool: "new", OldTool: "old", Staticcheck: "sc"}, "./...") {
+		labels = append(labels, c.label+" = "+strings.Join(c.argv, " "))
+	}
+	want := []string{
+		"gatesift-vet ./... = new ./...",
+		"go vet -vettool ./... = go vet -vettool=new ./...",
+		"old go vet -vettool ./... = go vet -vettool=old ./...",
+		"go vet ./... = go vet ./...",
+		"staticcheck ./... = sc ./...",
+		"old gatesift-vet ./... = old ./...",
+	}
+	if !reflect.DeepEqual(labels, want) {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(labels, "\n"), strings.Join(want, "\n"))
+	}
+	base := 0
+	for _, l := range labels {
+		if strings.HasPrefix(l, "go vet ./...") {
+			base++
+		}
+	}
+	if base != 1 {
+		t.Errorf("%d labels start like plain go vet's", base)
+	}
+}
