@@ -16,12 +16,12 @@ package main
 
 import (
 	"bytes"
-	vetxbinary "encoding/binary"
+	endian "encoding/binary" // not "binary": the e2e tests have a func binary
 	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
-	gobuild "go/build"
+	gobuild "go/build" // not "build": the e2e tests have a func build
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -153,7 +153,7 @@ const vetxMagic = "vetx"
 // package's imports, standard library too, carry none to re-export).
 func writeStdVetx(cfg *unitchecker.Config) error {
 	fset := token.NewFileSet()
-	var files = make([]*ast.File, 0, len(cfg.GoFiles))
+	files := make([]*ast.File, 0, len(cfg.GoFiles))
 	for _, name := range cfg.GoFiles {
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -208,7 +208,7 @@ func writeStdVetx(cfg *unitchecker.Config) error {
 	// gcexportdata.Write puts the indexed format's 'i' in front, which
 	// unitchecker's reader does not expect.
 	data = append(data[:12], data[13:]...)
-	vetxbinary.LittleEndian.PutUint32(data[4:8], uint32(len(data)-12))
+	endian.LittleEndian.PutUint32(data[4:8], uint32(len(data)-12))
 	if cfg.Stdout != "" {
 		// unitchecker creates it; go vet copies it to its output.
 		if err := os.WriteFile(cfg.Stdout, nil, 0o666); err != nil {
@@ -227,8 +227,8 @@ func readVetx(file string) (typesData, factsData []byte, err error) {
 	if len(data) < 12 || string(data[:4]) != vetxMagic {
 		return nil, nil, errors.New(file + ": not a vetx file")
 	}
-	nt := uint64(vetxbinary.LittleEndian.Uint32(data[4:8]))
-	nf := uint64(vetxbinary.LittleEndian.Uint32(data[8:12]))
+	nt := uint64(endian.LittleEndian.Uint32(data[4:8]))
+	nf := uint64(endian.LittleEndian.Uint32(data[8:12]))
 	if 12+nt+nf > uint64(len(data)) {
 		return nil, nil, errors.New(file + ": vetx lengths past the end")
 	}
