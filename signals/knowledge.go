@@ -2,13 +2,10 @@ package signals
 
 import (
 	"bytes"
-	"embed"
 	"errors"
 	"fmt"
 	"go/types"
 	"io"
-	"io/fs"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -196,41 +193,13 @@ func RecvName(fn *types.Func) string {
 	return ""
 }
 
-//go:embed kb/*.yaml
-var kbFiles embed.FS
+//go:generate go run ./internal/kbgen
 
-var (
-	builtinOnce sync.Once
-	builtin     *Knowledge
-	builtinErr  error
-)
-
-// Builtin returns the embedded knowledge base, parsed once.
+// Builtin returns the embedded knowledge base (kb/*.yaml, compiled into
+// knowledge_builtin.go by internal/kbgen). It is shared and read-only; the
+// error is kept for callers written when it was parsed at run time.
 func Builtin() (*Knowledge, error) {
-	builtinOnce.Do(func() {
-		builtin, builtinErr = loadFS(kbFiles, "kb")
-	})
-	return builtin, builtinErr
-}
-
-func loadFS(fsys fs.FS, dir string) (*Knowledge, error) {
-	names, err := fs.Glob(fsys, path.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	k := new(Knowledge)
-	for _, name := range names {
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		part, err := ParseKnowledge("signals/"+name, data)
-		if err != nil {
-			return nil, err
-		}
-		k.Merge(part)
-	}
-	return k, nil
+	return builtinKnowledge, nil
 }
 
 // ParseKnowledge decodes one YAML document strictly: an unknown key is an

@@ -46,6 +46,15 @@ func (f *finder) tickerMakers() {
 			found = true
 		}
 	}
+	if !found && !f.anyMakesTicker() {
+		// An interface method gets the fact only from implementations
+		// that have it; with none anywhere in sight, the scan below
+		// (every interface method against every type of the package and
+		// of its helper imports) finds nothing. It was the largest cost of
+		// the analysis on dependencies under go vet (protobuf-generated
+		// packages have hundreds of both).
+		return
+	}
 	scope := f.pass.Pkg.Scope()
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -67,6 +76,17 @@ func (f *finder) tickerMakers() {
 	if found {
 		f.pass.ExportPackageFact(&HasHelpers{})
 	}
+}
+
+// anyMakesTicker reports whether any function or method this package can
+// see, its own or an import's, has a MakesTicker fact.
+func (f *finder) anyMakesTicker() bool {
+	for _, of := range f.pass.AllObjectFacts() {
+		if _, ok := of.Fact.(*MakesTicker); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // makesTicker reports whether fd returns a ticker or timer it builds from a

@@ -70,12 +70,22 @@ func runVet(args []string) {
 	// knows every flag unitchecker will define.
 	var pre commonFlags
 	var src config.Source
+	dependency := false
 	if prescan(args, &pre) {
 		unit := ""
 		if u := args[len(args)-1]; strings.HasSuffix(u, ".cfg") {
 			unit = u
 		}
-		if isDependency(unit) {
+		dependency = isDependency(unit)
+		if dependency && testAnalyzers == nil {
+			// A standard-library package needs no analysis: write its
+			// types (vetdeps.go). Anything unexpected falls back to
+			// unitchecker, which then reports it as before.
+			if cfg, err := readUnitConfig(unit); err == nil && isStdDependency(cfg) && writeStdVetx(cfg) == nil {
+				os.Exit(exitOK)
+			}
+		}
+		if dependency {
 			// go vet also runs the tool on every dependency (the standard
 			// library, the module cache) for facts only; it runs there in
 			// that package's directory, whose config digest is not the one
@@ -96,7 +106,11 @@ func runVet(args []string) {
 			}
 		}
 	}
-	unitchecker.Main(analyzers(src)...)
+	all := analyzers(src)
+	if dependency {
+		all = factsOnly(all)
+	}
+	unitchecker.Main(all...)
 }
 
 // prescan parses args into pre, reporting false when the command line does

@@ -44,7 +44,7 @@ func main() {
 	perfModules := flag.String("perf-modules", defaultPerfModules, "comma-separated module@version list for -perf")
 	perfPattern := flag.String("perf-pattern", "./...", "comma-separated package patterns for -perf, each measured on its own (growing patterns show how cost grows with the package count)")
 	perfStaticcheck := flag.String("perf-staticcheck", "", "for -perf: also measure this staticcheck binary (install a pinned version: go install honnef.co/go/tools/cmd/staticcheck@v0.8.2)")
-	perfOldTool := flag.String("perf-old-tool", "", "for -perf: also measure this older gatesift-vet binary standalone (before/after)")
+	perfOldTool := flag.String("perf-old-tool", "", "for -perf: also measure this older gatesift-vet binary, standalone and under go vet -vettool (before/after)")
 	perfWarm := flag.Bool("perf-warm", false, "for -perf: start every command from a copy of a cache that already holds the export data of all packages, so only the analysis is measured")
 	firstContact := flag.String("firstcontact", "", "first-contact mode: analyze the whole modules of this list (corpus/firstcontact.yaml) instead of cases, writing findings, the tool's inventory and the discovered sites per module into -out")
 	batch := flag.Int("batch", 1, "with -firstcontact: the batch to run")

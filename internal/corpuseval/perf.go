@@ -194,25 +194,38 @@ func perfModule(ctx context.Context, workdir string, tools perfTools, mod string
 	return all, nil
 }
 
+// perfCommand is one command -perf measures.
+type perfCommand struct {
+	label string
+	argv  []string
+	env   []string
+}
+
+// perfCommands are the commands measured on one pattern. The older
+// gatesift-vet runs both ways, right after the new one under go vet, so
+// that the before/after of vet mode is measured under the same load too.
+func perfCommands(tools perfTools, pattern string) []perfCommand {
+	cmds := []perfCommand{
+		{"gatesift-vet " + pattern, []string{tools.Tool, pattern}, []string{"GATESIFT_VET_GROWTH=1"}},
+		{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.Tool, pattern}, nil},
+	}
+	if tools.OldTool != "" {
+		cmds = append(cmds, perfCommand{"old go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.OldTool, pattern}, nil})
+	}
+	cmds = append(cmds, perfCommand{"go vet " + pattern, []string{"go", "vet", pattern}, nil})
+	if tools.Staticcheck != "" {
+		cmds = append(cmds, perfCommand{"staticcheck " + pattern, []string{tools.Staticcheck, pattern}, nil})
+	}
+	if tools.OldTool != "" {
+		cmds = append(cmds, perfCommand{"old gatesift-vet " + pattern, []string{tools.OldTool, pattern}, nil})
+	}
+	return cmds
+}
+
 // measurePattern runs the commands on one pattern.
 func measurePattern(ctx context.Context, dir, warmCache string, tools perfTools, pattern string, timeout time.Duration, logf func(string, ...any)) []perfResult {
 	var all []perfResult
-	type command struct {
-		label string
-		argv  []string
-		env   []string
-	}
-	cmds := []command{
-		{"gatesift-vet " + pattern, []string{tools.Tool, pattern}, []string{"GATESIFT_VET_GROWTH=1"}},
-		{"go vet -vettool " + pattern, []string{"go", "vet", "-vettool=" + tools.Tool, pattern}, nil},
-		{"go vet " + pattern, []string{"go", "vet", pattern}, nil},
-	}
-	if tools.Staticcheck != "" {
-		cmds = append(cmds, command{"staticcheck " + pattern, []string{tools.Staticcheck, pattern}, nil})
-	}
-	if tools.OldTool != "" {
-		cmds = append(cmds, command{"old gatesift-vet " + pattern, []string{tools.OldTool, pattern}, nil})
-	}
+	cmds := perfCommands(tools, pattern)
 	for _, c := range cmds {
 		logf("perf: %s in %s (load %s)", c.label, dir, load1())
 		r, err := measure(ctx, timeout, dir, warmCache, c.argv, c.env)
@@ -237,7 +250,11 @@ func measurePattern(ctx context.Context, dir, warmCache string, tools perfTools,
 }
 
 // warmUp fills a new GOCACHE with the export data of every package the
-// pattern and its tests need, and returns its directory.
+// pattern and its tests need, and returns its directory. A package that
+// does not build (vitess has test files behind build tags that do not
+// compile without them) does not stop it: -e records the error and the
+// rest is compiled, as every measured command reports that package and
+// analyzes the rest too. The failing packages are logged.
 func warmUp(ctx context.Context, dir string, patterns []string, timeout time.Duration, logf func(string, ...any)) (string, error) {
 	cache, err := os.MkdirTemp("", "perf-warm-")
 	if err != nil {
@@ -246,18 +263,32 @@ func warmUp(ctx context.Context, dir string, patterns []string, timeout time.Dur
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-export", "-deps", "-test", "-f", "{{.ImportPath}}"}, patterns...)...)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-export", "-deps", "-test", "-f", "{{if .Error}}{{.ImportPath}}{{end}}"}, patterns...)...)
 	cmd.Dir = dir
 	cmd.Env = append(goEnv(), "GOCACHE="+cache)
-	cmd.Stdout = io.Discard
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		os.RemoveAll(cache)
 		return "", fmt.Errorf("warming the cache with go list -export: %v: %s", err, tail(stderr.String(), 600))
 	}
+	if failed := nonEmptyLines(stdout.String()); len(failed) > 0 {
+		logf("perf: %d packages do not build and stay out of the warm cache: %s", len(failed), strings.Join(failed, ", "))
+	}
 	logf("perf: warm cache filled in %s", time.Since(start).Round(time.Millisecond))
 	return cache, nil
+}
+
+// nonEmptyLines splits go list output whose template prints nothing for
+// most packages (an import path may hold a space: "p [p.test]").
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // countPackages is the number of packages pattern matches.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"le1001/ownclock/clock"
+	"le1001/ownclock/ports"
 )
 
 type biller struct {
@@ -29,6 +30,16 @@ func (b *biller) run(ctx context.Context) {
 		case <-t.C():
 			b.charge(ctx)
 		}
+	}
+}
+
+// Positive: an interface declared apart from its implementation
+// (ports.Pacer, implemented in wallclock) makes a ticker too.
+func (b *biller) pacedApart(ctx context.Context, p ports.Pacer) {
+	t := p.NewTicker(time.Hour) // want `ports.Pacer.NewTicker runs loop body on every replica every 1h0m0s: it inserts into table charges`
+	defer t.Stop()
+	for range t.C {
+		b.charge(ctx)
 	}
 }
 
