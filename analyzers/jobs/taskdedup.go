@@ -352,6 +352,7 @@ func (f *finder) addConfigsJob(call *ast.CallExpr, fn *types.Func, a *signals.AP
 		j.Coordination, j.CoordinationNode = dedup.verdict.dedup, dedup.verdict.node
 	default:
 		eff.Unknown = true
+		eff.Resource = "task queue (Redis), task options not readable (no config literal here, or options from a parameter)"
 	}
 	j.Effects = append(j.Effects, eff)
 	j.EffectCalls = append(j.EffectCalls, call)
@@ -375,5 +376,6 @@ func applyDedup(j *Job, eff *effects.Effect, v optVerdict) {
 		j.Coordination, j.CoordinationNode = v.dedup, v.node
 	case v.unknown:
 		eff.Unknown = true
+		eff.Resource = "task queue (Redis), task options not readable (a parameter, a computed ID)"
 	}
 }
