@@ -240,6 +240,13 @@ func (f *finder) registerDedup(call *ast.CallExpr, a *signals.API, stack []ast.N
 	if i, ok := a.Arg("opts"); ok {
 		v = v.or(r.variadic(call, i, body, 0))
 	}
+	if v.unknown && f.pass.Pkg.Path() == a.Pkg {
+		// The library's own registration of its callers' tasks (asynq's
+		// PeriodicTaskManager.add passing c.Opts through): what it adds is
+		// its default, and it adds no de-duplication; a caller's options
+		// are the caller's remedy, not the library's coordination.
+		v.unknown = false
+	}
 	return v
 }
 

@@ -64,7 +64,18 @@ type PeriodicTaskManagerOpts struct {
 	SyncInterval time.Duration
 }
 
-type PeriodicTaskManager struct{}
+type PeriodicTaskManager struct{ s *Scheduler }
+
+// add registers the provider's configs with the options the caller gave:
+// the library adds none that de-duplicates, so every replica's manager
+// enqueues each task (the library's own registration is judged, not its
+// callers'; le1001/asynqreg RegisterCallerOptions is the caller-side twin,
+// silent).
+func (mgr *PeriodicTaskManager) add(configs []*PeriodicTaskConfig) {
+	for _, c := range configs {
+		mgr.s.Register(c.Cronspec, c.Task, c.Opts...) // want `asynq.Scheduler.Register runs enqueue of the registered task on every replica`
+	}
+}
 
 func NewPeriodicTaskManager(opts PeriodicTaskManagerOpts) (*PeriodicTaskManager, error) {
 	return &PeriodicTaskManager{}, nil
