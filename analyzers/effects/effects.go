@@ -467,7 +467,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if fn == nil {
 		return ev, nil
 	}
-	if a := r.kb.Match(signals.Coordinators, fn); a != nil {
+	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" {
+		// (a dedup option coordinates the registration that carries it,
+		// read by the jobs analysis, not the statements after its call)
 		ev.Coordination = shortAPI(apiName(fn))
 		if i, ok := a.Arg("fn"); ok && i < len(call.Args) {
 			if lit, ok := ast.Unparen(call.Args[i]).(*ast.FuncLit); ok {

@@ -58,8 +58,14 @@ func elections(src Source) []*site {
 	return out
 }
 
+// recvIs: fn is a method of the type name; a package-level function (a
+// project's own election API declared in its knowledge) is not.
 func recvIs(fn *types.Func, name string) bool {
-	n := leadership.NamedOf(fn.Type().(*types.Signature).Recv().Type())
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	n := leadership.NamedOf(recv.Type())
 	return n != nil && n.Obj().Name() == name
 }
 

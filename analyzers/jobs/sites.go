@@ -61,9 +61,13 @@ func (f *finder) call(call *ast.CallExpr, stack []ast.Node) {
 		case "enqueue":
 			j := f.newJob(call, name, period, stack)
 			j.WorkName = "enqueue of the registered task"
-			j.Effects = append(j.Effects, enqueueEffect(fn, f.pass.Fset.Position(call.Pos())))
+			eff := enqueueEffect(fn, f.pass.Fset.Position(call.Pos()))
+			applyDedup(j, &eff, f.registerDedup(call, a, stack))
+			j.Effects = append(j.Effects, eff)
 			j.EffectCalls = append(j.EffectCalls, call)
 			f.finish(j, stack)
+		case "enqueue-configs":
+			f.addConfigsJob(call, fn, a, stack)
 		}
 		return
 	}

@@ -203,10 +203,10 @@ func returnsEarly(b *ast.BlockStmt) bool {
 	return false
 }
 
-// enqueueEffect is the effect of an asynq Scheduler registration: each tick
-// enqueues the task.
+// enqueueEffect is the effect of an asynq Scheduler registration or a
+// PeriodicTaskManager's run: each tick enqueues the task.
 func enqueueEffect(fn *types.Func, pos token.Position) effects.Effect {
-	return effects.Effect{Kind: "send", Resource: "task queue (Redis)", API: fn.Pkg().Path() + ".(Scheduler)." + fn.Name(),
+	return effects.Effect{Kind: "send", Resource: "task queue (Redis)", API: fn.Pkg().Path() + ".(" + signals.RecvName(fn) + ")." + fn.Name(),
 		Where: baseName(pos.Filename) + ":" + itoa(pos.Line)}
 }
 

@@ -33,7 +33,7 @@ type results struct {
 	errors     []actionError
 	broken     []brokenPackage     // packages that do not load or type-check, by ID
 	skipped    []skippedPackage    // packages not analyzed because an import does not load, by ID
-	inventory  []inventory.Entry   // the jobs, locks and elections of the root packages, for -report
+	inventory  []variantEntry      // the jobs, locks and elections of the root packages, for -report
 	programs   []inventory.Program // the binaries among the root packages, for -report
 }
 
@@ -84,7 +84,9 @@ func collect(eng *engine, pkgs []*packages.Package, cwd string, src config.Sourc
 			for _, act := range run.acts {
 				roots = append(roots, rootAct{run, act})
 			}
-			res.inventory = append(res.inventory, run.inventory...)
+			for _, e := range run.inventory {
+				res.inventory = append(res.inventory, variantEntry{Entry: e, testVariant: strings.Contains(p.ID, " [")})
+			}
 		}
 	}
 	sort.SliceStable(roots, func(i, j int) bool {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"path"
 	"path/filepath"
@@ -42,19 +41,66 @@ func programsOf(pkgs []*packages.Package) []inventory.Program {
 	return out
 }
 
-// buildReport groups the run's inventory by binary. A package and its test
-// variant share files, so entries are deduplicated first.
-func buildReport(res *results) *inventory.Report {
-	seen := map[string]bool{}
-	var entries []inventory.Entry
-	for _, e := range res.inventory {
-		b, _ := json.Marshal(e)
-		if seen[string(b)] {
+// variantEntry is an inventory entry and whether a test variant of its
+// package ("p [p.test]") produced it.
+type variantEntry struct {
+	inventory.Entry
+	testVariant bool
+}
+
+// variantSite identifies an entry's site across package variants.
+type variantSite struct {
+	kind      inventory.Kind
+	pkg       string
+	site      inventory.Position
+	scheduler string
+}
+
+// mergeVariants keeps one entry per site. A package and its test variant
+// share files, so each reports the same sites, possibly with different
+// verdicts (the test variant's files can add a caller, a directive or a
+// coordinator). The production build's entry is the one kept; when the test
+// build's verdict differs, its reason says so.
+func mergeVariants(list []variantEntry) []inventory.Entry {
+	at := map[variantSite]int{}
+	var out []inventory.Entry
+	var fromTest []bool
+	var other [][]inventory.Entry // the test builds' differing entries, per kept entry
+	for _, v := range list {
+		k := variantSite{v.Kind, v.Package, v.Site, v.Scheduler}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out, fromTest, other = append(out, v.Entry), append(fromTest, v.testVariant), append(other, nil)
 			continue
 		}
-		seen[string(b)] = true
-		entries = append(entries, e)
+		if fromTest[i] && !v.testVariant {
+			other[i] = append(other[i], out[i])
+			out[i], fromTest[i] = v.Entry, false
+		} else if v.testVariant {
+			other[i] = append(other[i], v.Entry)
+		}
 	}
+	for i := range out {
+		if fromTest[i] {
+			continue // no production build reached the site: nothing to compare with
+		}
+		seen := map[string]bool{}
+		for _, t := range other[i] {
+			if t.Verdict == out[i].Verdict || seen[string(t.Verdict)+t.Reason] {
+				continue
+			}
+			seen[string(t.Verdict)+t.Reason] = true
+			out[i].Reason += " (in the test build: " + string(t.Verdict) + ", " + t.Reason + ")"
+		}
+	}
+	return out
+}
+
+// buildReport groups the run's inventory by binary, one entry per site
+// (mergeVariants).
+func buildReport(res *results) *inventory.Report {
+	entries := mergeVariants(res.inventory)
 	r := inventory.Group(entries, res.programs, progname, version())
 	for _, b := range res.broken {
 		na := inventory.NotAnalyzed{Package: b.pkgID}

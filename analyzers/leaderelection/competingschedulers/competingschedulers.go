@@ -261,7 +261,7 @@ func startCalls(p *rule.Pass, sites []Site) map[string]*startCall {
 func writesOf(j *jobs.Job, strict bool) map[string][]string {
 	writes := map[string][]string{}
 	for _, e := range j.Shared(strict) {
-		if e.Resource != "" && !strings.HasPrefix(e.Resource, "HTTP ") && e.Resource != "task queue (Redis)" {
+		if e.Resource != "" && !strings.HasPrefix(e.Resource, "HTTP ") && !strings.HasPrefix(e.Resource, "task queue (Redis)") {
 			writes[e.Resource] = appendUnique(writes[e.Resource], e.Kind)
 		}
 	}

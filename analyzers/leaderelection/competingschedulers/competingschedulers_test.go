@@ -14,5 +14,5 @@ func TestCompetingSchedulers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, competingschedulers.Analyzer, "le2001", "le2001/wire", "le2001/top", "le2001/commute", "le2001/quiet", "le2001/loud")
+	analysistest.Run(t, dir, competingschedulers.Analyzer, "le2001", "le2001/wire", "le2001/top", "le2001/commute", "le2001/quiet", "le2001/loud", "le2001/asynqqueue")
 }
