@@ -63,19 +63,11 @@ func isRequestCopy(c *ssa.CallCommon) bool {
 	return isHTTPType(fn.Signature.Recv().Type(), "Request")
 }
 
-// isDo: the call is a Do method returning an *http.Response (a *http.Client,
-// or an interface or wrapper with the same method).
+// isDo: the call, given the request, returns an *http.Response (and an
+// error): a Client's Do, a RoundTripper's RoundTrip (a transport that
+// authenticates the requests it carries), or a wrapper of either. Whatever
+// its name, what it returns is the response to that request.
 func isDo(c *ssa.CallCommon) bool {
-	name := ""
-	switch {
-	case c.IsInvoke():
-		name = c.Method.Name()
-	case c.StaticCallee() != nil:
-		name = c.StaticCallee().Name()
-	}
-	if name != "Do" {
-		return false
-	}
 	res := c.Signature().Results()
 	return res.Len() == 2 && isHTTPType(res.At(0).Type(), "Response")
 }
@@ -98,10 +90,22 @@ func passes(c *ssa.CallCommon, v ssa.Value) bool {
 }
 
 // bodyRead: one of the responses has its Body decoded, or read into bytes
-// used as an answer.
-func bodyRead(responses []ssa.Value) bool {
+// used as an answer, here or in a helper of this package the response is
+// handed to (decodeToken(resp)).
+func bodyRead(responses []ssa.Value) bool { return bodyReadAt(responses, 0) }
+
+func bodyReadAt(responses []ssa.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
 	for _, resp := range withCellLoads(responses) {
 		for _, ref := range referrers(resp) {
+			if c, ok := ref.(*ssa.Call); ok {
+				if p := paramPassed(&c.Call, resp); p != nil && bodyReadAt([]ssa.Value{p}, depth+1) {
+					return true
+				}
+				continue
+			}
 			fa, ok := ref.(*ssa.FieldAddr)
 			if !ok || fieldOf(fa.X.Type(), fa.Field) == nil || fieldOf(fa.X.Type(), fa.Field).Name() != "Body" {
 				continue
@@ -133,6 +137,11 @@ func readsAnswer(v ssa.Value, depth int) bool {
 			if fn == nil || fn.Pkg == nil || !passes(&x.Call, v) {
 				continue
 			}
+			// A helper of this package the body is handed to
+			// (readJSON(resp.Body, &tok)) reads it as its parameter.
+			if p := paramPassed(&x.Call, v); p != nil && readsAnswer(p, depth+1) {
+				return true
+			}
 			switch fn.Pkg.Pkg.Path() + "." + fn.Name() {
 			case "io.ReadAll", "io/ioutil.ReadAll":
 				for _, b := range extracts(x, 0) {
@@ -146,6 +155,21 @@ func readsAnswer(v ssa.Value, depth int) bool {
 		}
 	}
 	return false
+}
+
+// paramPassed returns the parameter of a statically called function of
+// this package (one with a body) that receives v, or nil.
+func paramPassed(c *ssa.CallCommon, v ssa.Value) *ssa.Parameter {
+	fn := c.StaticCallee()
+	if fn == nil || fn.Blocks == nil || len(fn.Params) != len(c.Args) {
+		return nil
+	}
+	for i, a := range c.Args {
+		if a == v {
+			return fn.Params[i]
+		}
+	}
+	return nil
 }
 
 // withCellLoads adds, for each value stored in a local variable's heap

@@ -51,23 +51,52 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		})
 		return found
 	}
+	// errs: the errors the answer's call returned. For a claim that
+	// returns a row (QueryRow ... RETURNING), sql.ErrNoRows is the answer
+	// "nothing claimed"; any other error only says the statement failed.
+	errs := map[types.Object]bool{}
 	taint := func(e ast.Expr) bool {
 		if u, isAddr := ast.Unparen(e).(*ast.UnaryExpr); isAddr && u.Op == token.AND {
 			e = u.X
 		}
+		changed := false
 		if sel, isSel := ast.Unparen(e).(*ast.SelectorExpr); isSel {
+			// Scan(&m.ID, &m.Body) into a message declared here: the
+			// message is the claimed row, so m carries the answer too.
+			if base, ok := ast.Unparen(sel.X).(*ast.Ident); ok {
+				if v, ok := info.ObjectOf(base).(*types.Var); ok && !v.IsField() && body.Pos() <= v.Pos() && v.Pos() < body.End() && !tainted[v] {
+					tainted[v], changed = true, true
+				}
+			}
 			e = sel.Sel // s.won = ok: the field carries the answer
 		}
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		if !ok {
-			return false
+			return changed
 		}
 		obj := info.ObjectOf(id)
+		if obj != nil && isError(obj.Type()) && !errs[obj] {
+			errs[obj] = true
+			return true
+		}
 		if obj == nil || tainted[obj] || isError(obj.Type()) {
-			return false
+			return changed
 		}
 		tainted[obj] = true
 		return true
+	}
+	// noRows: the condition tests one of errs against sql.ErrNoRows.
+	noRows := func(cond ast.Expr) bool {
+		withErr, withNoRows := false, false
+		ast.Inspect(cond, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				obj := info.ObjectOf(id)
+				withErr = withErr || errs[obj]
+				withNoRows = withNoRows || isSQLErrNoRows(obj)
+			}
+			return true
+		})
+		return withErr && withNoRows
 	}
 	// Taint to a fixed point: assignments whose right side mentions the
 	// answer, ranges over it, and pointers handed to a method of it (Scan).
@@ -112,6 +141,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		})
 	}
 	var use gateUse
+	noRowsChecked := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		if use.checked {
 			return false
@@ -122,6 +152,13 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		case *ast.IfStmt:
 			if n.End() > call.Pos() && mentions(n.Cond) && (returnsEarly(n.Body) || len(r.Scan(n.Body).Effects()) > 0) {
 				use.checked = true
+			}
+			// if errors.Is(err, sql.ErrNoRows) { continue }: no row was
+			// claimed, so what follows runs only on the replica that won.
+			// Kept apart so that a row returned to the caller later in
+			// the function still makes the caller's check decide.
+			if n.End() > call.Pos() && noRows(n.Cond) && returnsEarly(n.Body) {
+				noRowsChecked = true
 			}
 		case *ast.SwitchStmt:
 			if n.Tag != nil && n.End() > call.Pos() && mentions(n.Tag) {
@@ -149,6 +186,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		}
 		return true
 	})
+	use.checked = use.checked || noRowsChecked
 	return use
 }
 
@@ -180,6 +218,12 @@ func returnsEarly(b *ast.BlockStmt) bool {
 		}
 	}
 	return false
+}
+
+// isSQLErrNoRows: obj is database/sql's ErrNoRows.
+func isSQLErrNoRows(obj types.Object) bool {
+	v, ok := obj.(*types.Var)
+	return ok && v.Name() == "ErrNoRows" && v.Pkg() != nil && v.Pkg().Path() == "database/sql" && v.Parent() == v.Pkg().Scope()
 }
 
 func isError(t types.Type) bool {

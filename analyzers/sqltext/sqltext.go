@@ -82,6 +82,10 @@ var (
 	whereClause  = regexp.MustCompile(`\bwhere\b(.*)$`)
 	setClause    = regexp.MustCompile(`\bset\b(.*?)(\bwhere\b|\breturning\b|$)`)
 	casCondition = regexp.MustCompile(`\b([a-z_][a-z0-9_]*)\s*(?:=|<>|!=|<=|>=|<|>|\s+is\s+)`)
+	// The column on the right of the comparison: `? >= visible_at`,
+	// `$1 > lease_until` (a bound parameter on the left). The character
+	// after the name rules out a function call (`> now()`).
+	casConditionRight = regexp.MustCompile(`(?:\?|\$\d+|:[a-z_]+|@[a-z_]+)\s*(?:=|<>|!=|<=|>=|<|>)\s*(?:[a-z_][a-z0-9_]*\.)?([a-z_][a-z0-9_]*)\b([^(]|$)`)
 	// An upsert whose update is conditional: of two runners only one
 	// changes the row (ON CONFLICT (k) DO UPDATE SET ... WHERE ...).
 	conditionalUpsert = regexp.MustCompile(`\bon\s+conflict\b[^;]*?\bdo\s+update\s+set\b[^;]*?\bwhere\b`)
@@ -154,6 +158,12 @@ func Classify(q string) Statement {
 			}
 		}
 		s.Claim = s.Claim || isCompareAndSet(n)
+		if s.Claim {
+			// deliveries = deliveries + 1 in a claim counts this
+			// replica's claim of the row, once per claim: part of the
+			// claim, not a counter every replica adds to.
+			s.Increment = false
+		}
 	}
 	return s
 }
@@ -174,9 +184,15 @@ func isCompareAndSet(n string) bool {
 			assigned[strings.TrimSpace(col)] = true
 		}
 	}
-	for _, m := range casCondition.FindAllStringSubmatch(where[1], -1) {
-		if assigned[m[1]] && m[1] != "id" {
-			return true
+	// The where clause runs to the end, so a subquery that picks the
+	// target row (WHERE id = (SELECT id ... WHERE ? >= visible_at LIMIT
+	// 1)) is read too: its test of the row's own column is the claim's
+	// condition.
+	for _, re := range []*regexp.Regexp{casCondition, casConditionRight} {
+		for _, m := range re.FindAllStringSubmatch(where[1], -1) {
+			if assigned[m[1]] && m[1] != "id" {
+				return true
+			}
 		}
 	}
 	return false

@@ -40,6 +40,12 @@ func TestClassify(t *testing.T) {
 			Statement{Kind: Update, Tables: []string{"leases"}, Writes: true, Claim: true, OwnerColumn: true, ExpiryColumn: true}},
 		{`UPDATE reports SET generated = true, n = 1 WHERE month = $1`,
 			Statement{Kind: Update, Tables: []string{"reports"}, Writes: true}},
+		{`UPDATE q SET visible_at = ?, deliveries = deliveries + 1 WHERE id = (SELECT id FROM q WHERE topic = ? AND ? >= visible_at ORDER BY created LIMIT 1) RETURNING id, body`,
+			Statement{Kind: Update, Tables: []string{"q"}, Writes: true, Claim: true}},
+		{`UPDATE q SET visible_at = ?, deliveries = deliveries + 1 WHERE id = (SELECT id FROM q ORDER BY created LIMIT 1) RETURNING id, body`,
+			Statement{Kind: Update, Tables: []string{"q"}, Writes: true, Increment: true}},
+		{`UPDATE q SET visible_at = $1 WHERE id = (SELECT id FROM q WHERE topic = $2 AND $3 >= now() LIMIT 1)`,
+			Statement{Kind: Update, Tables: []string{"q"}, Writes: true}},
 		{`INSERT INTO locks (name, owner) VALUES ($1, $2)`,
 			Statement{Kind: Insert, Tables: []string{"locks"}, Writes: true, OwnerColumn: true}},
 	}
