@@ -35,9 +35,15 @@ type Effect struct {
 	// StmtGate: that function returns the statement's answer.
 	Stmt     int
 	StmtGate bool
-	API      string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where    string // file:line of that call, for messages in other packages
-	Via      string // the function the effect is reached through, if not direct
+	// Keys are the parameters (0-based, receiver not counted) of the
+	// function the effect is reached through that the write is keyed by
+	// (arguments of its statement): a caller that passes the instance's
+	// own identity there writes only its own row (a lease heartbeat
+	// through a store of another package).
+	Keys  []int
+	API   string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where string // file:line of that call, for messages in other packages
+	Via   string // the function the effect is reached through, if not direct
 	// ReadModifyWrite gives the evidence of a read-modify-write (an
 	// increment of a value read through the same store): its read and
 	// write calls and their positions; "" for other effects.
@@ -390,7 +396,7 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite)
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -531,6 +537,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		}
 		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
 			continue // the statement this call hands on is a read, a claim, per-replica
+		}
+		if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
+			continue // the helper's write is keyed by this instance's identity
 		}
 		ev.Effects = append(ev.Effects, e)
 	}
