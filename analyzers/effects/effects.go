@@ -129,6 +129,7 @@ type Result struct {
 	ssa      *flow                     // value flow, built on first use
 	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
 	callAt   map[token.Pos]*ast.CallExpr
+	asValue  map[types.Object]bool // functions named other than as a callee (claimkeys.go)
 }
 
 // Analyzer computes summaries; its result is a *Result.

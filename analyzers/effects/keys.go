@@ -73,15 +73,17 @@ func (r *Result) enclosingDecl(n ast.Node) *ast.FuncDecl {
 
 // keyedByIdentity: at call, one of the arguments the callee's write e is
 // keyed by is the instance's own identity (a holder ID built from
-// os.Hostname and os.Getpid): the write touches this replica's own row,
-// per-replica by design. Otherwise e.Keys is carried over to the
+// os.Hostname and os.Getpid) or comes from a claim's answer (the ID of a
+// message this replica received, claimedKey): the write touches this
+// replica's own row, per-replica by design or coordinated by the claim.
+// Otherwise e.Keys is carried over to the
 // parameters of call's function that those arguments are, for its own
 // callers to decide.
 func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
 	fl := r.flow()
 	var keys []int
 	for _, k := range e.Keys {
-		if fl.identity(fl.arg(call, k), 0) != "" {
+		if arg := fl.arg(call, k); fl.identity(arg, 0) != "" || r.claimedKey(arg, 0) != "" {
 			return true
 		}
 		if k >= len(call.Args) {
