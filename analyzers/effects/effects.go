@@ -514,7 +514,13 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		return ev, nil
 	}
 	if s, ok := r.implementationEffects(fn); ok {
-		ev.Effects = append(ev.Effects, s.Effects...)
+		for _, e := range s.Effects {
+			// The implementations' parameters are the interface method's.
+			if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
+				continue
+			}
+			ev.Effects = append(ev.Effects, e)
+		}
 		return ev, nil
 	}
 	if fn.Pkg() == nil {

@@ -29,3 +29,11 @@ func Bump(ctx context.Context, db *sql.DB, lock, note string) error {
 	_, err := db.ExecContext(ctx, `UPDATE leases SET renewals = renewals + 1 WHERE lock_id = $1`, lock)
 	return err
 }
+
+// Store is the same renewal behind a type of the store's own.
+type Store struct{ DB *sql.DB }
+
+// Renew is the package function as a method.
+func (s *Store) Renew(ctx context.Context, lock, holder string) error {
+	return Renew(ctx, s.DB, lock, holder, 30*time.Second)
+}
