@@ -41,6 +41,8 @@ func (r *Result) claimedKey(v ssa.Value, depth int) string {
 		}
 	case *ssa.ChangeType:
 		return r.claimedKey(v.X, depth+1)
+	case *ssa.MakeInterface:
+		return r.claimedKey(v.X, depth+1)
 	case *ssa.Alloc:
 		// A local the claim's answer was stored into (one captured by a
 		// closure lives in an Alloc): every value stored must be claimed.
@@ -147,4 +149,19 @@ func (r *Result) allClaimed(vals []ssa.Value, depth int) string {
 		}
 	}
 	return name
+}
+
+// claimedArg: an argument of call (a statement's, unpacked from its
+// variadic slice) comes from a claim's answer.
+func (r *Result) claimedArg(call *ast.CallExpr) bool {
+	if len(call.Args) < 2 {
+		return false
+	}
+	fl := r.flow()
+	for _, v := range fl.args(call) {
+		if r.claimedKey(v, 0) != "" {
+			return true
+		}
+	}
+	return false
 }
