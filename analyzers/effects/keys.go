@@ -3,17 +3,28 @@ package effects
 import (
 	"go/ast"
 	"go/types"
+
+	"github.com/gatesift/gatesift-vet/analyzers/sqltext"
 )
 
 // keyParams lists the parameters of the function around at that at passes
 // as arguments of its write (other than the statement, a context, a
 // connection): the write is keyed by them, so the function's callers say
-// whose row it is. Only values of basic type (strings, integers) count: an
-// identity is one, and the fact stays small.
-func (r *Result) keyParams(at *ast.CallExpr, query int) []int {
+// whose row it is. For an UPDATE or DELETE whose WHERE placeholders can be
+// read, only the arguments there count (a holder ID in the SET list
+// records who wrote, it does not pick the row). Only values of basic type
+// (strings, integers) count: an identity is one, and the fact stays small.
+func (r *Result) keyParams(at *ast.CallExpr, query int, text string) []int {
+	var where map[int]bool
+	if pos, ok := sqltext.WhereArgs(text); ok && query >= 0 {
+		where = map[int]bool{}
+		for _, k := range pos {
+			where[query+k] = true
+		}
+	}
 	var keys []int
 	for i, a := range at.Args {
-		if i == query || !basicValue(r.pass.TypesInfo.TypeOf(a)) {
+		if i == query || where != nil && !where[i] || !basicValue(r.pass.TypesInfo.TypeOf(a)) {
 			continue
 		}
 		if p := r.paramIndex(at, a); p >= 0 && !containsInt(keys, p) && len(keys) < maxEffects {

@@ -70,7 +70,7 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 		return false
 	}
 	e.Kind, e.Unknown, e.Stmt, e.StmtGate = string(st.Kind), false, 0, false
-	e.Keys = r.keyParams(at, query)
+	e.Keys = r.keyParams(at, query, text)
 	if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
 		e.Kind = "write"
 	}

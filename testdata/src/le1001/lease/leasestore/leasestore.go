@@ -37,3 +37,11 @@ type Store struct{ DB *sql.DB }
 func (s *Store) Renew(ctx context.Context, lock, holder string) error {
 	return Renew(ctx, s.DB, lock, holder, 30*time.Second)
 }
+
+// Stamp counts a renewal of the lock and records who made it: the holder
+// is in the SET list, not in the WHERE; the row is the lock's, whoever
+// holds it.
+func Stamp(ctx context.Context, db *sql.DB, lock, holder string) error {
+	_, err := db.ExecContext(ctx, `UPDATE leases SET renewals = renewals + 1, last_by = $1 WHERE lock_id = $2`, holder, lock)
+	return err
+}
