@@ -79,6 +79,21 @@ func (r *Result) claimCall(c *ssa.CallCommon) string {
 // (no caller outside it) that every call in the package fills with a
 // claimed value; a function called nowhere, or used as a value, is not.
 func (r *Result) claimedParam(p *ssa.Parameter, depth int) string {
+	// Memoized; a parameter met again while its callers are being read (a
+	// recursive call) counts as not claimed: precision first.
+	if name, ok := r.claimParams[p]; ok {
+		return name
+	}
+	if r.claimParams == nil {
+		r.claimParams = map[*ssa.Parameter]string{}
+	}
+	r.claimParams[p] = ""
+	name := r.claimedParamOnce(p, depth)
+	r.claimParams[p] = name
+	return name
+}
+
+func (r *Result) claimedParamOnce(p *ssa.Parameter, depth int) string {
 	fn := p.Parent()
 	if fn == nil || fn.Parent() != nil || fn.Object() == nil || fn.Object().Exported() {
 		return ""

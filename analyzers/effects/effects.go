@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/settings"
@@ -123,13 +124,14 @@ type Result struct {
 	summary map[*types.Func]*Summary
 	scc     components // the recursion of Of, for recursive functions
 
-	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
-	imported map[string]*types.Package // every package below this one
-	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
-	ssa      *flow                     // value flow, built on first use
-	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
-	callAt   map[token.Pos]*ast.CallExpr
-	asValue  map[types.Object]bool // functions named other than as a callee (claimkeys.go)
+	facades     map[facadeKey]facadeHit   // interface methods resolved to a known store
+	imported    map[string]*types.Package // every package below this one
+	impls       map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa         *flow                     // value flow, built on first use
+	rmw         map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
+	callAt      map[token.Pos]*ast.CallExpr
+	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
+	claimParams map[*ssa.Parameter]string // claimedParam's answers, per parameter
 }
 
 // Analyzer computes summaries; its result is a *Result.
