@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gatesift/gatesift-vet/analyzers/settings"
@@ -35,9 +36,15 @@ type Effect struct {
 	// StmtGate: that function returns the statement's answer.
 	Stmt     int
 	StmtGate bool
-	API      string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where    string // file:line of that call, for messages in other packages
-	Via      string // the function the effect is reached through, if not direct
+	// Keys are the parameters (0-based, receiver not counted) of the
+	// function the effect is reached through that the write is keyed by
+	// (arguments of its statement): a caller that passes the instance's
+	// own identity there writes only its own row (a lease heartbeat
+	// through a store of another package).
+	Keys  []int
+	API   string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where string // file:line of that call, for messages in other packages
+	Via   string // the function the effect is reached through, if not direct
 	// ReadModifyWrite gives the evidence of a read-modify-write (an
 	// increment of a value read through the same store): its read and
 	// write calls and their positions; "" for other effects.
@@ -117,12 +124,14 @@ type Result struct {
 	summary map[*types.Func]*Summary
 	scc     components // the recursion of Of, for recursive functions
 
-	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
-	imported map[string]*types.Package // every package below this one
-	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
-	ssa      *flow                     // value flow, built on first use
-	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
-	callAt   map[token.Pos]*ast.CallExpr
+	facades     map[facadeKey]facadeHit   // interface methods resolved to a known store
+	imported    map[string]*types.Package // every package below this one
+	impls       map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa         *flow                     // value flow, built on first use
+	rmw         map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
+	callAt      map[token.Pos]*ast.CallExpr
+	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
+	claimParams map[*ssa.Parameter]string // claimedParam's answers, per parameter
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -390,7 +399,7 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite)
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -507,7 +516,13 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		return ev, nil
 	}
 	if s, ok := r.implementationEffects(fn); ok {
-		ev.Effects = append(ev.Effects, s.Effects...)
+		for _, e := range s.Effects {
+			// The implementations' parameters are the interface method's.
+			if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
+				continue
+			}
+			ev.Effects = append(ev.Effects, e)
+		}
 		return ev, nil
 	}
 	if fn.Pkg() == nil {
@@ -531,6 +546,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		}
 		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
 			continue // the statement this call hands on is a read, a claim, per-replica
+		}
+		if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
+			continue // the helper's write is keyed by this instance's identity
 		}
 		ev.Effects = append(ev.Effects, e)
 	}

@@ -60,6 +60,9 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 	if id := r.identityArg(at); id != "" {
 		return false // keyed by the instance's own identity: per-replica by design
 	}
+	if r.claimedArg(at) {
+		return false // keyed by what a claim returned to this replica (claimkeys.go)
+	}
 	if perReplicaTable.MatchString(sqltext.Normalize(text)) && r.keyOutOfSight(at, query) {
 		// A heartbeat or registration table whose key comes from where the
 		// analysis cannot follow (a parameter struct of generated code):
@@ -67,6 +70,7 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 		return false
 	}
 	e.Kind, e.Unknown, e.Stmt, e.StmtGate = string(st.Kind), false, 0, false
+	e.Keys = r.keyParams(at, query, text)
 	if st.Kind == sqltext.Merge || st.Kind == sqltext.Truncate {
 		e.Kind = "write"
 	}
