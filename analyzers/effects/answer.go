@@ -134,7 +134,8 @@ func readsAnswer(v ssa.Value, depth int) bool {
 			}
 		case *ssa.Call:
 			fn := x.Call.StaticCallee()
-			if fn == nil || fn.Pkg == nil || !passes(&x.Call, v) {
+			path := calleePackage(fn)
+			if path == "" || !passes(&x.Call, v) {
 				continue
 			}
 			// A helper of this package the body is handed to
@@ -142,7 +143,7 @@ func readsAnswer(v ssa.Value, depth int) bool {
 			if p := paramPassed(&x.Call, v); p != nil && readsAnswer(p, depth+1) {
 				return true
 			}
-			switch fn.Pkg.Pkg.Path() + "." + fn.Name() {
+			switch path + "." + fn.Name() {
 			case "io.ReadAll", "io/ioutil.ReadAll":
 				for _, b := range extracts(x, 0) {
 					if usedAsAnswer(b, 0) {
@@ -253,14 +254,34 @@ func messageSlice(arr ssa.Value) bool {
 // isMessage: a call that formats an error or log message.
 func isMessage(c *ssa.CallCommon) bool {
 	fn := c.StaticCallee()
-	if fn == nil || fn.Pkg == nil {
-		return false
-	}
-	switch fn.Pkg.Pkg.Path() {
+	switch calleePackage(fn) {
 	case "fmt", "errors", "log", "log/slog":
 		return fn.Name() != "Sscan" && fn.Name() != "Sscanf" && fn.Name() != "Sscanln"
 	}
 	return false
+}
+
+// onDemand is how go/ssa marks a method of a package the program did not
+// create, built from its types when first called.
+const onDemand = "from type information (on demand)"
+
+// calleePackage is the path of the package that declares fn, "" for none
+// (nil, a wrapper, a generic instance). flow creates SSA packages for the
+// direct imports only (as buildssa does), so a method of an import's import
+// has no Pkg; its declaring package is its object's, which is what Pkg was
+// when every transitive import was created.
+func calleePackage(fn *ssa.Function) string {
+	switch {
+	case fn == nil:
+		return ""
+	case fn.Pkg != nil:
+		return fn.Pkg.Pkg.Path()
+	case fn.Synthetic == onDemand:
+		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() != nil {
+			return obj.Pkg().Path()
+		}
+	}
+	return ""
 }
 
 // extracts returns the i-th results of a tuple-valued call.

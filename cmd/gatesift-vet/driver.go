@@ -146,8 +146,9 @@ func closure(as []*analysis.Analyzer) []*analysis.Analyzer {
 	return out
 }
 
-// run analyzes the closure of roots, at most GOMAXPROCS packages at a time,
-// each once all its imports are done.
+// run analyzes the closure of roots, at most GOMAXPROCS packages at a time
+// and at most one large one (see admission), each once all its imports are
+// done.
 func (e *engine) run(roots []*packages.Package) {
 	units := map[*packages.Package]*unit{}
 	var all []*unit
@@ -180,10 +181,14 @@ func (e *engine) run(roots []*packages.Package) {
 			e.reportBroken(u, fromPackagesErrors(u.pkg.Errors, e.cwd))
 		}
 	}
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	weights := make([]int64, len(all))
+	for i, u := range all {
+		weights[i] = weight(u)
+	}
+	admit := newAdmission(runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	curve := newGrowth(e.growthTo, len(all))
-	for _, u := range all { // dependencies first: mk appends after the imports
+	for i, u := range all { // dependencies first: mk appends after the imports
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -210,8 +215,8 @@ func (e *engine) run(roots []*packages.Package) {
 				e.mu.Unlock()
 				return
 			}
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			admit.acquire(weights[i])
+			defer admit.release(weights[i])
 			e.process(u)
 		}()
 	}

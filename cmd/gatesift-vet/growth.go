@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -17,6 +19,12 @@ import (
 // tool, not for using it.
 const growthEnv = "GATESIFT_VET_GROWTH"
 
+// heapProfileEnv, when set to a path prefix with GATESIFT_VET_GROWTH=1,
+// makes each growth line also write a heap profile (after a GC) to
+// <prefix>-<packages done>.pb.gz, for `go tool pprof -inuse_space`: what
+// holds the memory at each point of the curve.
+const heapProfileEnv = "GATESIFT_VET_HEAPPROFILE"
+
 // growthLine is the format the benchmark parses.
 const growthLine = "gatesift-vet: growth: %d/%d packages %d ms rss %d KB peak %d KB\n"
 
@@ -26,13 +34,14 @@ type growth struct {
 	start       time.Time
 	total, done int
 	every       int
+	heapPrefix  string
 }
 
 func newGrowth(w io.Writer, total int) *growth {
 	if os.Getenv(growthEnv) != "1" {
 		return nil
 	}
-	return &growth{w: w, start: time.Now(), total: total, every: max(1, total/20)}
+	return &growth{w: w, start: time.Now(), total: total, every: max(1, total/20), heapPrefix: os.Getenv(heapProfileEnv)}
 }
 
 // packageDone counts one package (with or without analysis).
@@ -46,6 +55,9 @@ func (g *growth) packageDone() {
 	if g.done%g.every == 0 || g.done == g.total {
 		rss, peak := procMemory()
 		fmt.Fprintf(g.w, growthLine, g.done, g.total, time.Since(g.start).Milliseconds(), rss, peak)
+		if g.heapPrefix != "" {
+			g.writeHeapProfile()
+		}
 	}
 }
 
@@ -74,4 +86,18 @@ func procMemory() (rss, peak int64) {
 		}
 	}
 	return rss, peak
+}
+
+func (g *growth) writeHeapProfile() {
+	name := fmt.Sprintf("%s-%d.pb.gz", g.heapPrefix, g.done)
+	f, err := os.Create(name)
+	if err != nil {
+		fmt.Fprintf(g.w, "gatesift-vet: growth: %v\n", err)
+		return
+	}
+	defer f.Close()
+	runtime.GC() // the profile shows the live heap as of the last GC
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		fmt.Fprintf(g.w, "gatesift-vet: growth: %v\n", err)
+	}
 }
