@@ -180,13 +180,7 @@ func (r *Result) queryBody(call *ast.CallExpr, a *signals.API) bool {
 	fl := r.flow()
 	v := fl.arg(call, i)
 	for depth := 0; v != nil && depth < maxDepth; depth++ {
-		switch x := v.(type) {
-		case *ssa.MakeInterface:
-			v = x.X
-		case *ssa.ChangeType:
-			v = x.X
-		case *ssa.Convert:
-			v = x.X
+		switch x := unwrap(v).(type) {
 		case *ssa.Extract:
 			v = x.Tuple
 		case *ssa.Call:

@@ -503,13 +503,7 @@ func randomID(v ssa.Value, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
-	switch v := v.(type) {
-	case *ssa.MakeInterface:
-		return randomID(v.X, depth+1)
-	case *ssa.ChangeType:
-		return randomID(v.X, depth+1)
-	case *ssa.Convert:
-		return randomID(v.X, depth+1)
+	switch v := unwrap(v).(type) {
 	case *ssa.Extract:
 		return randomID(v.Tuple, depth+1)
 	case *ssa.Call:
@@ -587,4 +581,21 @@ func (fl *flow) sameFunc(vals []ssa.Value, depth int) *types.Func {
 		out = fn
 	}
 	return out
+}
+
+// unwrap sees through conversions and interface wrapping to the value
+// they carry.
+func unwrap(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Convert:
+			v = x.X
+		default:
+			return v
+		}
+	}
 }

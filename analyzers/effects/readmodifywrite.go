@@ -545,21 +545,6 @@ var predicateName = regexp.MustCompile(`^(Has|Exists|Is|Contains)([A-Z]|$)`)
 
 var versionField = regexp.MustCompile(`(?i)^(version|etag|revision|rev|modrevision|mod_revision|resourceversion|generation|cas|casid|seqno)$`)
 
-func unwrap(v ssa.Value) ssa.Value {
-	for {
-		switch x := v.(type) {
-		case *ssa.MakeInterface:
-			v = x.X
-		case *ssa.ChangeType:
-			v = x.X
-		case *ssa.Convert:
-			v = x.X
-		default:
-			return v
-		}
-	}
-}
-
 // rmwCandidates returns the function declarations that may hold a
 // read-modify-write, from their syntax: two calls on one receiver
 // expression of a store type (one of them can fail, or the knowledge base
