@@ -86,6 +86,10 @@ type Summary struct {
 	// (QueryContext(ctx, q)): a caller that passes a claim (SELECT ... FOR
 	// UPDATE SKIP LOCKED, UPDATE ... RETURNING) makes it one.
 	Queries []QueryParam
+	// Answers are the function's results that carry a claim's answer got
+	// from a function it calls (claimanswers.go); a claim helper itself
+	// (Gate) needs none.
+	Answers []Answer
 }
 
 // QueryParam is a parameter a function runs as a query statement.
@@ -186,7 +190,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 || len(s.Answers) > 0 {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -285,6 +289,9 @@ func (r *Result) Of(fn *types.Func) *Summary {
 func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *Summary {
 	scan := r.Scan(decl.Body)
 	s := scan.Summary(fn)
+	if !s.Gate {
+		s.Answers = r.answers(fn, decl)
+	}
 	if cleanupName.MatchString(fn.Name()) {
 		// DeleteOldActions, PruneExpiredSessions: an ORM delete whose
 		// condition we cannot read, in a function that says it removes what
