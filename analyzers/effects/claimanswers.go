@@ -102,13 +102,13 @@ func (r *Result) ssaFunc(fn *types.Func) *ssa.Function {
 	return nil
 }
 
-// zeroValue: a constant (nil, 0, "") or a local composite value nothing is
-// stored into (Message{}): what a function returns when it claimed
+// zeroValue: a zero constant (nil, 0, "") or a local composite value
+// nothing is stored into (Message{}): what a function returns when it claimed
 // nothing.
 func zeroValue(v ssa.Value) bool {
 	switch v := v.(type) {
 	case *ssa.Const:
-		return true
+		return v.Value == nil || isZeroConst(v)
 	case *ssa.UnOp:
 		cell, ok := v.X.(*ssa.Alloc)
 		if !ok {

@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
 	"strings"
@@ -42,10 +43,9 @@ func (f *Reads) String() string {
 	var b strings.Builder
 	b.WriteString("reads")
 	for _, p := range f.Params {
-		b.WriteString(" arg")
-		b.WriteByte(byte('0' + p.Arg%10))
+		fmt.Fprintf(&b, " arg%d", p.Arg)
 		if p.Used {
-			b.WriteString("(used)")
+			b.WriteString(" (used)")
 		}
 	}
 	return b.String()

@@ -151,6 +151,25 @@ func (q *Queue) TakeIDOrFirst(ctx context.Context) (int64, error) {
 	return j.ID, nil
 }
 
+// TakeIDOrOne is TakeIDOrFirst without the deferred call: the constant is
+// returned as it is, not through a result cell.
+func (q *Queue) TakeIDOrOne(ctx context.Context) (int64, error) {
+	j, err := q.Take(ctx)
+	if err != nil || j == nil {
+		return 1, err
+	}
+	return j.ID, nil
+}
+
+// TakeIDOrZero is TakeIDOrOne's negative: 0 names no job.
+func (q *Queue) TakeIDOrZero(ctx context.Context) (int64, error) {
+	j, err := q.Take(ctx)
+	if err != nil || j == nil {
+		return 0, err
+	}
+	return j.ID, nil
+}
+
 // TakeOrPeek claims a job, or only reads one when asked to.
 func (q *Queue) TakeOrPeek(ctx context.Context, peek bool) (*Job, error) {
 	if peek {
