@@ -29,7 +29,7 @@ func (r *Result) answerRead(call *ast.CallExpr, isRequest bool) bool {
 	}
 	results := extracts(fl.values[c], 0)
 	if !isRequest {
-		return bodyRead(results)
+		return r.bodyRead(results)
 	}
 	// A request rebuilt with WithContext or Clone before Do is the same
 	// question: follow the copies too.
@@ -45,7 +45,7 @@ func (r *Result) answerRead(call *ast.CallExpr, isRequest bool) bool {
 				reqs = append(reqs, do)
 				continue
 			}
-			if isDo(&do.Call) && bodyRead(extracts(do, 0)) {
+			if isDo(&do.Call) && r.bodyRead(extracts(do, 0)) {
 				return true
 			}
 		}
@@ -90,18 +90,22 @@ func passes(c *ssa.CallCommon, v ssa.Value) bool {
 }
 
 // bodyRead: one of the responses has its Body decoded, or read into bytes
-// used as an answer, here or in a helper of this package the response is
-// handed to (decodeToken(resp)).
-func bodyRead(responses []ssa.Value) bool { return bodyReadAt(responses, 0) }
+// used as an answer, here or in a helper the response is handed to
+// (decodeToken(resp)): one of this package, or one of another whose Reads
+// fact says it reads that parameter.
+func (r *Result) bodyRead(responses []ssa.Value) bool { return r.bodyReadAt(responses, 0) }
 
-func bodyReadAt(responses []ssa.Value, depth int) bool {
+func (r *Result) bodyReadAt(responses []ssa.Value, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
 	for _, resp := range withCellLoads(responses) {
 		for _, ref := range referrers(resp) {
 			if c, ok := ref.(*ssa.Call); ok {
-				if p := paramPassed(&c.Call, resp); p != nil && bodyReadAt([]ssa.Value{p}, depth+1) {
+				if p := paramPassed(&c.Call, resp); p != nil && r.bodyReadAt([]ssa.Value{p}, depth+1) {
+					return true
+				}
+				if r.importedReader(c, resp) {
 					return true
 				}
 				continue
@@ -111,7 +115,7 @@ func bodyReadAt(responses []ssa.Value, depth int) bool {
 				continue
 			}
 			for _, load := range referrers(fa) {
-				if body, ok := load.(*ssa.UnOp); ok && readsAnswer(body, 0) {
+				if body, ok := load.(*ssa.UnOp); ok && r.readsAnswer(body, 0) {
 					return true
 				}
 			}
@@ -122,14 +126,14 @@ func bodyReadAt(responses []ssa.Value, depth int) bool {
 
 // readsAnswer: the body v is decoded or read by a call whose result is
 // used as an answer.
-func readsAnswer(v ssa.Value, depth int) bool {
+func (r *Result) readsAnswer(v ssa.Value, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
 	for _, ref := range referrers(v) {
 		switch x := ref.(type) {
 		case *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
-			if readsAnswer(x.(ssa.Value), depth+1) {
+			if r.readsAnswer(x.(ssa.Value), depth+1) {
 				return true
 			}
 		case *ssa.Call:
@@ -140,13 +144,23 @@ func readsAnswer(v ssa.Value, depth int) bool {
 			}
 			// A helper of this package the body is handed to
 			// (readJSON(resp.Body, &tok)) reads it as its parameter.
-			if p := paramPassed(&x.Call, v); p != nil && readsAnswer(p, depth+1) {
+			if p := paramPassed(&x.Call, v); p != nil && r.readsAnswer(p, depth+1) {
+				return true
+			}
+			// One of another package that says it reads what it is
+			// given (limit.ReadAll(resp.Body, n)).
+			if r.importedReader(x, v) {
 				return true
 			}
 			switch path + "." + fn.Name() {
+			case "io.LimitReader", "bufio.NewReader", "bufio.NewReaderSize":
+				// The same bytes, bounded or buffered: read on.
+				if r.readsAnswer(x, depth+1) {
+					return true
+				}
 			case "io.ReadAll", "io/ioutil.ReadAll":
 				for _, b := range extracts(x, 0) {
-					if usedAsAnswer(b, 0) {
+					if r.usedAsAnswer(b, 0) {
 						return true
 					}
 				}
@@ -201,7 +215,7 @@ func withCellLoads(vs []ssa.Value) []ssa.Value {
 // usedAsAnswer: the bytes read from a body flow onward (returned, stored,
 // decoded, compared) and not only into an error or log message (the body
 // of a failed webhook quoted in its error).
-func usedAsAnswer(v ssa.Value, depth int) bool {
+func (r *Result) usedAsAnswer(v ssa.Value, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
@@ -209,7 +223,7 @@ func usedAsAnswer(v ssa.Value, depth int) bool {
 		switch x := ref.(type) {
 		case *ssa.DebugRef:
 		case *ssa.Convert, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.ChangeType:
-			if usedAsAnswer(x.(ssa.Value), depth+1) {
+			if r.usedAsAnswer(x.(ssa.Value), depth+1) {
 				return true
 			}
 		case *ssa.Store:
@@ -220,7 +234,14 @@ func usedAsAnswer(v ssa.Value, depth int) bool {
 			}
 			return true
 		case *ssa.Call:
-			if !isMessage(&x.Call) {
+			if !isMessage(&x.Call) && !buildsError(&x.Call) && !measures(&x.Call) {
+				return true
+			}
+		case *ssa.Return:
+			// Handed back to the caller: an answer, except while this
+			// package's Reads facts are computed, which tell the bytes a
+			// reader returns (its callers decide) from those it uses.
+			if !r.returnsUndecided {
 				return true
 			}
 		default:
@@ -229,6 +250,31 @@ func usedAsAnswer(v ssa.Value, depth int) bool {
 	}
 	return false
 }
+
+// measures: the call is len or cap, which looks at how much was read
+// (a bound check), not at what.
+func measures(c *ssa.CallCommon) bool {
+	b, ok := c.Value.(*ssa.Builtin)
+	return ok && (b.Name() == "len" || b.Name() == "cap")
+}
+
+// buildsError: the call returns only a value of a concrete error type (a
+// helper that wraps a failed response's body into its *Error): what it is
+// given ends in an error message. A function that returns the error
+// interface (json.Unmarshal) says whether it worked, not what it built.
+func buildsError(c *ssa.CallCommon) bool {
+	res := c.Signature().Results()
+	if res.Len() != 1 {
+		return false
+	}
+	t := res.At(0).Type()
+	if _, isInterface := t.Underlying().(*types.Interface); isInterface {
+		return false
+	}
+	return types.Implements(t, errorInterface)
+}
+
+var errorInterface = types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
 
 // messageSlice: the array is only sliced into arguments of message calls.
 func messageSlice(arr ssa.Value) bool {

@@ -2,6 +2,7 @@ package effects
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -16,50 +17,104 @@ import (
 // closure over the claimed message, and through a parameter of an
 // unexported function every caller in the package fills from a claim.
 func (r *Result) claimedKey(v ssa.Value, depth int) string {
+	return r.claimedPart(v, "", depth)
+}
+
+// claimedPart tells whether v, or its field named field when that is not
+// "", comes from the answer of a claim, as claimedKey does. A field is
+// claimed when the whole value is, or when every value stored into that
+// field of it is (a message built from the claimed row's ID), or when the
+// function v is a result of says that field of it is (Summary.Answers).
+func (r *Result) claimedPart(v ssa.Value, field string, depth int) string {
 	if v == nil || depth > maxDepth {
 		return ""
 	}
 	fl := r.flow()
 	switch v := v.(type) {
 	case *ssa.Extract:
-		if c, ok := v.Tuple.(*ssa.Call); ok && v.Index == 0 {
-			return r.claimedKey(c, depth+1)
+		if c, ok := v.Tuple.(*ssa.Call); ok {
+			return r.claimCall(&c.Call, v.Index, field)
 		}
 	case *ssa.Call:
-		return r.claimCall(&v.Call)
+		return r.claimCall(&v.Call, 0, field)
 	case *ssa.Field:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedSelection(v.X, fieldOf(v.X.Type(), v.Field), field, depth)
 	case *ssa.FieldAddr:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedSelection(v.X, fieldOf(v.X.Type(), v.Field), field, depth)
 	case *ssa.Index:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedPart(v.X, "", depth+1) // an element of a claimed list
 	case *ssa.IndexAddr:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedPart(v.X, "", depth+1)
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
-			return r.claimedKey(v.X, depth+1)
+			return r.claimedPart(v.X, field, depth+1)
 		}
 	case *ssa.ChangeType:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedPart(v.X, field, depth+1)
 	case *ssa.MakeInterface:
-		return r.claimedKey(v.X, depth+1)
+		return r.claimedPart(v.X, field, depth+1)
 	case *ssa.Alloc:
 		// A local the claim's answer was stored into (one captured by a
-		// closure lives in an Alloc): every value stored must be claimed.
-		return r.allClaimed(fl.stores[v], depth)
+		// closure lives in an Alloc, stored into by the closure too): every
+		// value stored must be claimed; for a field, every value stored
+		// into that field of this local counts as well. A zero constant
+		// stored (the nil a function with a defer keeps in its result
+		// cell when it returns nothing) names no row.
+		vals := fl.stores[v]
+		if field != "" {
+			vals = append(append([]ssa.Value(nil), vals...), fieldStores(v, field)...)
+		}
+		return r.allClaimedPart(withoutZeroConsts(vals), field, depth)
 	case *ssa.FreeVar:
-		return r.allClaimed(bindings(v), depth)
+		return r.allClaimedPart(bindings(v), field, depth)
 	case *ssa.Phi:
-		return r.allClaimed(v.Edges, depth)
+		return r.allClaimedPart(v.Edges, field, depth)
 	case *ssa.Parameter:
-		return r.claimedParam(v, depth)
+		if field == "" {
+			return r.claimedParam(v, depth)
+		}
 	}
 	return ""
 }
 
+// claimedSelection: the field f of x is claimed (as a whole, when want is
+// "": x.ID; or want, a field of it: x.Msg.ID, only when x.Msg is claimed
+// whole).
+func (r *Result) claimedSelection(x ssa.Value, f *types.Var, want string, depth int) string {
+	if want != "" {
+		return r.claimedPart(x, "", depth+1)
+	}
+	if name := r.claimedPart(x, "", depth+1); name != "" || f == nil {
+		return name
+	}
+	return r.claimedPart(x, f.Name(), depth+1)
+}
+
+// fieldStores returns the values stored into the named field of a local
+// struct (x := Message{ID: id}; x.ID = id).
+func fieldStores(cell *ssa.Alloc, field string) []ssa.Value {
+	var out []ssa.Value
+	for _, ref := range referrers(cell) {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok {
+			continue
+		}
+		if f := fieldOf(fa.X.Type(), fa.Field); f == nil || f.Name() != field {
+			continue
+		}
+		for _, fref := range referrers(fa) {
+			if st, ok := fref.(*ssa.Store); ok && st.Addr == fa {
+				out = append(out, st.Val)
+			}
+		}
+	}
+	return out
+}
+
 // claimCall: the callee is a function whose summary is a claim whose
-// answer it returns.
-func (r *Result) claimCall(c *ssa.CallCommon) string {
+// answer it returns (its first result), or one that says its result (or
+// that result's field) carries a claim's answer.
+func (r *Result) claimCall(c *ssa.CallCommon, result int, field string) string {
 	var fn *types.Func
 	if c.IsInvoke() {
 		fn = c.Method
@@ -69,8 +124,14 @@ func (r *Result) claimCall(c *ssa.CallCommon) string {
 	if fn == nil {
 		return ""
 	}
-	if s := r.Of(fn); s.Gate && s.Coordination != "" {
+	s := r.Of(fn)
+	if s.Gate && s.Coordination != "" && result == 0 {
 		return s.Coordination + " of " + funcName(fn)
+	}
+	for _, a := range s.Answers {
+		if a.Result == result && (a.Field == "" || a.Field == field) {
+			return a.Claim
+		}
 	}
 	return ""
 }
@@ -157,9 +218,15 @@ func (r *Result) usedAsValue(fn types.Object) bool {
 
 // allClaimed: there is at least one value and every one is claimed.
 func (r *Result) allClaimed(vals []ssa.Value, depth int) string {
+	return r.allClaimedPart(vals, "", depth)
+}
+
+// allClaimedPart: there is at least one value and the field of every one
+// (or every one, for "") is claimed.
+func (r *Result) allClaimedPart(vals []ssa.Value, field string, depth int) string {
 	name := ""
 	for _, x := range vals {
-		if name = r.claimedKey(x, depth+1); name == "" {
+		if name = r.claimedPart(x, field, depth+1); name == "" {
 			return ""
 		}
 	}
@@ -177,6 +244,28 @@ func (r *Result) claimedArg(call *ast.CallExpr) bool {
 		if r.claimedKey(v, 0) != "" {
 			return true
 		}
+	}
+	return false
+}
+
+// withoutZeroConsts drops the zero constants (nil, 0, "") from vals.
+func withoutZeroConsts(vals []ssa.Value) []ssa.Value {
+	var out []ssa.Value
+	for _, v := range vals {
+		if c, ok := v.(*ssa.Const); ok && (c.Value == nil || isZeroConst(c)) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func isZeroConst(c *ssa.Const) bool {
+	switch c.Value.Kind() {
+	case constant.String:
+		return constant.StringVal(c.Value) == ""
+	case constant.Int:
+		return constant.Sign(c.Value) == 0
 	}
 	return false
 }

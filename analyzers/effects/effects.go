@@ -86,6 +86,10 @@ type Summary struct {
 	// (QueryContext(ctx, q)): a caller that passes a claim (SELECT ... FOR
 	// UPDATE SKIP LOCKED, UPDATE ... RETURNING) makes it one.
 	Queries []QueryParam
+	// Answers are the function's results that carry a claim's answer got
+	// from a function it calls (claimanswers.go); a claim helper itself
+	// (Gate) needs none.
+	Answers []Answer
 }
 
 // QueryParam is a parameter a function runs as a query statement.
@@ -132,6 +136,9 @@ type Result struct {
 	callAt      map[token.Pos]*ast.CallExpr
 	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
 	claimParams map[*ssa.Parameter]string // claimedParam's answers, per parameter
+	// returnsUndecided: bytes read and returned are not yet an answer
+	// (set while the Reads facts are computed, reads.go).
+	returnsUndecided bool
 }
 
 // Analyzer computes summaries; its result is a *Result.
@@ -140,7 +147,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{settings.Analyzer},
-	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil)},
+	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -153,7 +160,12 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return nil, err
 	}
 	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}}
-	if inGOROOT(pass) || !relevant(pass, kb) && len(rmwCandidates(pass, kb)) == 0 {
+	if inGOROOT(pass) {
+		return r, nil
+	}
+	readers := readerCandidates(pass)
+	fast := !relevant(pass, kb) && len(rmwCandidates(pass, kb)) == 0
+	if fast && len(readers) == 0 {
 		return r, nil // fast exit: nothing here can reach shared state
 	}
 	defer func() {
@@ -163,6 +175,10 @@ func run(pass *analysis.Pass) (res any, err error) {
 			res, err = r, nil
 		}
 	}()
+	r.exportReads(readers)
+	if fast {
+		return r, nil // only readers an importer's HTTP request may use
+	}
 	for _, f := range pass.Files {
 		if strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go") {
 			continue
@@ -186,7 +202,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 || len(s.Answers) > 0 {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -285,6 +301,9 @@ func (r *Result) Of(fn *types.Func) *Summary {
 func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *Summary {
 	scan := r.Scan(decl.Body)
 	s := scan.Summary(fn)
+	if !s.Gate {
+		s.Answers = r.answers(fn, decl)
+	}
 	if cleanupName.MatchString(fn.Name()) {
 		// DeleteOldActions, PruneExpiredSessions: an ORM delete whose
 		// condition we cannot read, in a function that says it removes what

@@ -115,8 +115,39 @@ func storeKey(addr ssa.Value) any {
 		return fieldOf(a.X.Type(), a.Field)
 	case *ssa.Global, *ssa.Alloc:
 		return a
+	case *ssa.FreeVar:
+		// A closure's store to a variable it captured (m, err =
+		// q.receiveTx(ctx, tx) inside a transaction callback) stores into
+		// the enclosing function's cell.
+		if cell := capturedCell(a, 0); cell != nil {
+			return cell
+		}
 	}
 	return nil
+}
+
+// capturedCell returns the local variable's cell that a closure's free
+// variable is bound to wherever the closure is made (through enclosing
+// closures too), or nil when the bindings differ or are no cell.
+func capturedCell(fv *ssa.FreeVar, depth int) *ssa.Alloc {
+	if depth > maxDepth {
+		return nil
+	}
+	var cell *ssa.Alloc
+	for _, b := range bindings(fv) {
+		var c *ssa.Alloc
+		switch b := b.(type) {
+		case *ssa.Alloc:
+			c = b
+		case *ssa.FreeVar:
+			c = capturedCell(b, depth+1)
+		}
+		if c == nil || cell != nil && c != cell {
+			return nil
+		}
+		cell = c
+	}
+	return cell
 }
 
 // bindings returns the values a closure's free variable is bound to where
