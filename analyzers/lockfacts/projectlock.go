@@ -33,6 +33,13 @@ type ProjectLock struct {
 // functions. The rows an acquire or release writes are those of its body
 // and of the package functions it calls directly.
 func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
+	return ProjectLocksFolded(info, kb, nil, files)
+}
+
+// ProjectLocksFolded is ProjectLocks with statements read through value
+// flow by fold (see Folder): statements assigned to a variable twice, table
+// names passed through a quoting helper.
+func ProjectLocksFolded(info *types.Info, kb *signals.Knowledge, fold Folder, files []*ast.File) []*ProjectLock {
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, fd := range Funcs(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
@@ -44,7 +51,7 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 		if r, ok := rows[fd]; ok {
 			return r
 		}
-		r := RowOps(info, kb, fd.Body, fd.Body)
+		r := RowOps(info, kb, fold, fd.Body, fd.Body)
 		rows[fd] = r
 		return r
 	}
@@ -66,7 +73,7 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 				expiring[tableKey(recv, op.Table, op.Named)] = true
 			}
 		}
-		for _, t := range expiringStatements(info, fd) {
+		for _, t := range expiringStatements(info, fold, fd) {
 			expiring[tableKey(recv, t.table, t.named)] = true
 		}
 	}
@@ -105,7 +112,7 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 							continue
 						}
 						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
-							OwnerRead: readsOwner(info, Reached(info, decls, r, 2)),
+							OwnerRead: readsOwner(info, fold, Reached(info, decls, r, 2)),
 							Expiry:    expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
 					}
 				}
@@ -135,15 +142,15 @@ type updatedTable struct {
 // created_at < ...), the table's own definition (CREATE TABLE locks (...,
 // locked_at timestamptz)). Any of them may give the lock an end, so the
 // lock is not judged to have none. Tables are named as RowOp tables.
-func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
+func expiringStatements(info *types.Info, fold Folder, fd *ast.FuncDecl) []updatedTable {
 	var out []updatedTable
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
-		for _, a := range call.Args {
-			text, hole, ok := FoldSQL(info, fd.Body, a, call.Pos())
+		for i := range call.Args {
+			text, hole, _, ok := foldArg(info, fold, fd.Body, call, i)
 			if !ok {
 				continue
 			}
@@ -178,7 +185,7 @@ func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
 
 // readsOwner: a SELECT in fds (folded as FoldSQL folds) reads an owner or
 // token column.
-func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
+func readsOwner(info *types.Info, fold Folder, fds []*ast.FuncDecl) bool {
 	found := false
 	for _, fd := range fds {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -186,8 +193,8 @@ func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
 			if !ok || found {
 				return !found
 			}
-			for _, a := range call.Args {
-				text, _, ok := FoldSQL(info, fd.Body, a, call.Pos())
+			for i := range call.Args {
+				text, _, _, ok := foldArg(info, fold, fd.Body, call, i)
 				if !ok || ParseSQL(text).Verb != "select" {
 					continue
 				}

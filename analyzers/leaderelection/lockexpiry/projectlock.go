@@ -3,6 +3,7 @@ package lockexpiry
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
@@ -15,7 +16,11 @@ import (
 func projectLocks(p *rule.Pass) {
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
-	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
+	var fold lockfacts.Folder
+	if r, ok := p.ResultOf[effects.Analyzer].(*effects.Result); ok && r != nil {
+		fold = r
+	}
+	for _, l := range lockfacts.ProjectLocksFolded(info, p.KB, fold, p.Files()) {
 		if l.Expiry || seen[l.Insert] {
 			continue
 		}
@@ -24,12 +29,12 @@ func projectLocks(p *rule.Pass) {
 			continue // reported as a lock row of its table already
 		}
 		p.Reportf(l.Insert.Call, []analysis.RelatedInformation{rule.Related(l.Delete.Call, "the lock is released here, by deleting the row")},
-			"%s takes the lock in %s by inserting a row of %s, and %s releases it by deleting the row: nothing gives the row "+
+			"%s takes the lock in %s by inserting a row of %s%s, and %s releases it by deleting the row: nothing gives the row "+
 				"an expiry (no expiry column in the statement or the model, no renewal or stale-row cleanup), so "+
 				"if the holder dies while it holds the lock, the row stays and no replica ever takes the lock again; "+
 				"store an expiry (locked_until = now() + interval) and let others take over rows whose expiry passed, "+
 				"or use the elector's Postgres store",
-			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Table, funcLabel(l.Recv, l.Release.Name.Name))
+			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Label, statement(l.Insert.Text), funcLabel(l.Recv, l.Release.Name.Name))
 	}
 }
 
@@ -38,4 +43,16 @@ func funcLabel(recv, name string) string {
 		return name
 	}
 	return "(" + recv + ")." + name
+}
+
+// statement shows the insert's text in a message: " (INSERT INTO ...)",
+// shortened; "" when there is none (an ORM chain).
+func statement(text string) string {
+	if text == "" {
+		return ""
+	}
+	if len(text) > 120 {
+		text = text[:117] + "..."
+	}
+	return " (" + text + ")"
 }
