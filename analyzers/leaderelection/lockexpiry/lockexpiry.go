@@ -88,6 +88,7 @@ func run(p *rule.Pass) error {
 		etcdTxn(p, info, f)
 	}
 	projectLocks(p)
+	casLocks(p)
 	return nil
 }
 
