@@ -33,13 +33,26 @@ type ProjectLock struct {
 // functions. The rows an acquire or release writes are those of its body
 // and of the package functions it calls directly.
 func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
-	return ProjectLocksFolded(info, kb, nil, files)
+	return ProjectLocksWith(info, kb, files, ProjectLockOptions{})
 }
 
-// ProjectLocksFolded is ProjectLocks with statements read through value
-// flow by fold (see Folder): statements assigned to a variable twice, table
-// names passed through a quoting helper.
-func ProjectLocksFolded(info *types.Info, kb *signals.Knowledge, fold Folder, files []*ast.File) []*ProjectLock {
+// ProjectLockOptions widens what ProjectLocksWith reads.
+type ProjectLockOptions struct {
+	// Fold reads statements through value flow (see Folder): statements
+	// assigned to a variable twice, table names through a quoting helper.
+	Fold Folder
+	// Documents adds locks kept as documents of a document store
+	// (doclock.go).
+	Documents bool
+}
+
+// ProjectLocksWith is ProjectLocks with the options.
+func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File, opts ProjectLockOptions) []*ProjectLock {
+	fold := opts.Fold
+	var docs *docPackage
+	if opts.Documents {
+		docs = scanDocs(info, kb, files)
+	}
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, fd := range Funcs(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
@@ -51,7 +64,13 @@ func ProjectLocksFolded(info *types.Info, kb *signals.Knowledge, fold Folder, fi
 		if r, ok := rows[fd]; ok {
 			return r
 		}
-		r := RowOps(info, kb, fold, fd.Body, fd.Body)
+		r := RowOps(info, kb, fold, docs != nil, fd.Body, fd.Body)
+		for _, op := range r {
+			if op.Doc {
+				docs.judge(op)
+				op.Expiry = op.Expiry || docs.ending
+			}
+		}
 		rows[fd] = r
 		return r
 	}
@@ -108,7 +127,7 @@ func ProjectLocksFolded(info *types.Info, kb *signals.Knowledge, fold Folder, fi
 				}
 				for _, r := range g.releases {
 					for _, del := range deep(r) {
-						if del.Verb != "delete" || del.Table != ins.Table {
+						if del.Verb != "delete" || del.Table != ins.Table || del.Doc && !del.Keyed {
 							continue
 						}
 						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,

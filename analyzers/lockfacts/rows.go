@@ -47,11 +47,16 @@ type RowOp struct {
 	// Upsert: an insert that overwrites an existing row (ON CONFLICT DO
 	// UPDATE): not an insert-if-absent.
 	Upsert bool
+	// Doc: a document of a document store (MongoDB), with the fields of
+	// the document inserted or of the delete's filter.
+	Doc    bool
+	Fields []DocField
 }
 
 // RowOps returns the row inserts and deletes in root; fold, when not nil,
-// reads statements through value flow (see Folder).
-func RowOps(info *types.Info, kb *signals.Knowledge, fold Folder, body *ast.BlockStmt, root ast.Node) []*RowOp {
+// reads statements through value flow (see Folder); docs adds the
+// document inserts and deletes (see doclock.go), not yet judged.
+func RowOps(info *types.Info, kb *signals.Knowledge, fold Folder, docs bool, body *ast.BlockStmt, root ast.Node) []*RowOp {
 	var out []*RowOp
 	ast.Inspect(root, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -72,6 +77,8 @@ func RowOps(info *types.Info, kb *signals.Knowledge, fold Folder, body *ast.Bloc
 			op = sqlRow(info, fold, body, api, call)
 		case api.Kind == "orm-exec" || api.Kind == "orm-create" || api.Kind == "orm-destroy":
 			op = ormRow(info, kb, call)
+		case docs && (api.Kind == "doc-insert" || api.Kind == "doc-delete"):
+			op = docRow(info, kb, body, api, call)
 		}
 		if op != nil {
 			if op.Label == "" {
