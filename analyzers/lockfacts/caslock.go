@@ -41,6 +41,9 @@ type CAS struct {
 
 // CASLocks finds the compare-and-swap locks of package self.
 func CASLocks(self *types.Package, info *types.Info, kb *signals.Knowledge, files []*ast.File) []*CASLock {
+	if !lockPairs(files) {
+		return nil
+	}
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, fd := range Funcs(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {

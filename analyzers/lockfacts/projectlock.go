@@ -48,6 +48,11 @@ type ProjectLockOptions struct {
 
 // ProjectLocksWith is ProjectLocks with the options.
 func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File, opts ProjectLockOptions) []*ProjectLock {
+	if !lockPairs(files) {
+		// no acquire with a release of the same type: nothing to read, and
+		// no value flow built for the package's statements
+		return nil
+	}
 	fold := opts.Fold
 	var docs *docPackage
 	if opts.Documents {
@@ -139,6 +144,25 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 		}
 	}
 	return out
+}
+
+// lockPairs: some receiver type (or the package level) has both an
+// acquire-named and a release-named function.
+func lockPairs(files []*ast.File) bool {
+	acquires, releases := map[string]bool{}, map[string]bool{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		switch {
+		case acquireName(fd.Name.Name):
+			acquires[recv] = true
+		case releaseName(fd.Name.Name):
+			releases[recv] = true
+		}
+		if acquires[recv] && releases[recv] {
+			return true
+		}
+	}
+	return false
 }
 
 const anyTable = "*"
