@@ -179,8 +179,11 @@ func attach(src Source, sites []*site) []*site {
 		}
 		if hit == nil {
 			at := f.Pos
-			if len(f.Related) > 0 && kind == KindLock {
-				at = f.Related[0] // LE3002's discarded acquire, LE3004's handle
+			if len(f.Related) > 0 && kind == KindLock && f.Rule != "LE3001" {
+				// LE3002's discarded acquire, LE3004's handle; LE3001 is
+				// reported at the acquire itself (its related information
+				// is the release)
+				at = f.Related[0]
 			}
 			hit = &site{kind: kind, node: &ast.Ident{NamePos: at}, decl: enclosing(src.Files, at)}
 			hit.entry.Scheduler = "reported by " + f.Rule

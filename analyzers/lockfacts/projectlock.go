@@ -33,6 +33,31 @@ type ProjectLock struct {
 // functions. The rows an acquire or release writes are those of its body
 // and of the package functions it calls directly.
 func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
+	return ProjectLocksWith(info, kb, files, ProjectLockOptions{})
+}
+
+// ProjectLockOptions widens what ProjectLocksWith reads.
+type ProjectLockOptions struct {
+	// Fold reads statements through value flow (see Folder): statements
+	// assigned to a variable twice, table names through a quoting helper.
+	Fold Folder
+	// Documents adds locks kept as documents of a document store
+	// (doclock.go).
+	Documents bool
+}
+
+// ProjectLocksWith is ProjectLocks with the options.
+func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File, opts ProjectLockOptions) []*ProjectLock {
+	if !lockPairs(files) {
+		// no acquire with a release of the same type: nothing to read, and
+		// no value flow built for the package's statements
+		return nil
+	}
+	fold := opts.Fold
+	var docs *docPackage
+	if opts.Documents {
+		docs = scanDocs(info, kb, files)
+	}
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, fd := range Funcs(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
@@ -44,7 +69,13 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 		if r, ok := rows[fd]; ok {
 			return r
 		}
-		r := RowOps(info, kb, fd.Body, fd.Body)
+		r := RowOps(info, kb, fold, docs != nil, fd.Body, fd.Body)
+		for _, op := range r {
+			if op.Doc {
+				docs.judge(op)
+				op.Expiry = op.Expiry || docs.ending
+			}
+		}
 		rows[fd] = r
 		return r
 	}
@@ -66,7 +97,7 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 				expiring[tableKey(recv, op.Table, op.Named)] = true
 			}
 		}
-		for _, t := range expiringStatements(info, fd) {
+		for _, t := range expiringStatements(info, fold, fd) {
 			expiring[tableKey(recv, t.table, t.named)] = true
 		}
 	}
@@ -101,11 +132,11 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 				}
 				for _, r := range g.releases {
 					for _, del := range deep(r) {
-						if del.Verb != "delete" || del.Table != ins.Table {
+						if del.Verb != "delete" || del.Table != ins.Table || del.Doc && !del.Keyed {
 							continue
 						}
 						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
-							OwnerRead: readsOwner(info, Reached(info, decls, r, 2)),
+							OwnerRead: readsOwner(info, fold, Reached(info, decls, r, 2)),
 							Expiry:    expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
 					}
 				}
@@ -113,6 +144,25 @@ func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []
 		}
 	}
 	return out
+}
+
+// lockPairs: some receiver type (or the package level) has both an
+// acquire-named and a release-named function.
+func lockPairs(files []*ast.File) bool {
+	acquires, releases := map[string]bool{}, map[string]bool{}
+	for _, fd := range Funcs(files) {
+		recv := RecvTypeName(fd)
+		switch {
+		case acquireName(fd.Name.Name):
+			acquires[recv] = true
+		case releaseName(fd.Name.Name):
+			releases[recv] = true
+		}
+		if acquires[recv] && releases[recv] {
+			return true
+		}
+	}
+	return false
 }
 
 const anyTable = "*"
@@ -135,15 +185,15 @@ type updatedTable struct {
 // created_at < ...), the table's own definition (CREATE TABLE locks (...,
 // locked_at timestamptz)). Any of them may give the lock an end, so the
 // lock is not judged to have none. Tables are named as RowOp tables.
-func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
+func expiringStatements(info *types.Info, fold Folder, fd *ast.FuncDecl) []updatedTable {
 	var out []updatedTable
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
-		for _, a := range call.Args {
-			text, hole, ok := FoldSQL(info, fd.Body, a, call.Pos())
+		for i := range call.Args {
+			text, hole, _, ok := foldArg(info, fold, fd.Body, call, i)
 			if !ok {
 				continue
 			}
@@ -178,7 +228,7 @@ func expiringStatements(info *types.Info, fd *ast.FuncDecl) []updatedTable {
 
 // readsOwner: a SELECT in fds (folded as FoldSQL folds) reads an owner or
 // token column.
-func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
+func readsOwner(info *types.Info, fold Folder, fds []*ast.FuncDecl) bool {
 	found := false
 	for _, fd := range fds {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -186,8 +236,8 @@ func readsOwner(info *types.Info, fds []*ast.FuncDecl) bool {
 			if !ok || found {
 				return !found
 			}
-			for _, a := range call.Args {
-				text, _, ok := FoldSQL(info, fd.Body, a, call.Pos())
+			for i := range call.Args {
+				text, _, _, ok := foldArg(info, fold, fd.Body, call, i)
 				if !ok || ParseSQL(text).Verb != "select" {
 					continue
 				}

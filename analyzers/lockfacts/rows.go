@@ -24,6 +24,12 @@ type RowOp struct {
 	What  string // the call, for messages: "ExecContext", "bun Exec"
 	Verb  string // "insert" or "delete"
 	Table string // what names the rows: "table locks", "table cfg.LockTable", "model Lock"
+	// Text is the statement, its table part written as Label ("" for an
+	// ORM chain).
+	Text string
+	// Label is Table as messages show it (the table expression as the
+	// source writes it, when Table names it by value flow).
+	Label string
 	// Named: the table is an expression (cfg.LockTable), which names the
 	// same table only within the functions of one receiver type.
 	Named bool
@@ -41,10 +47,16 @@ type RowOp struct {
 	// Upsert: an insert that overwrites an existing row (ON CONFLICT DO
 	// UPDATE): not an insert-if-absent.
 	Upsert bool
+	// Doc: a document of a document store (MongoDB), with the fields of
+	// the document inserted or of the delete's filter.
+	Doc    bool
+	Fields []DocField
 }
 
-// RowOps returns the row inserts and deletes in root.
-func RowOps(info *types.Info, kb *signals.Knowledge, body *ast.BlockStmt, root ast.Node) []*RowOp {
+// RowOps returns the row inserts and deletes in root; fold, when not nil,
+// reads statements through value flow (see Folder); docs adds the
+// document inserts and deletes (see doclock.go), not yet judged.
+func RowOps(info *types.Info, kb *signals.Knowledge, fold Folder, docs bool, body *ast.BlockStmt, root ast.Node) []*RowOp {
 	var out []*RowOp
 	ast.Inspect(root, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -62,11 +74,16 @@ func RowOps(info *types.Info, kb *signals.Knowledge, body *ast.BlockStmt, root a
 		var op *RowOp
 		switch {
 		case strings.HasPrefix(api.Kind, "sql"):
-			op = sqlRow(info, body, api, call)
+			op = sqlRow(info, fold, body, api, call)
 		case api.Kind == "orm-exec" || api.Kind == "orm-create" || api.Kind == "orm-destroy":
 			op = ormRow(info, kb, call)
+		case docs && (api.Kind == "doc-insert" || api.Kind == "doc-delete"):
+			op = docRow(info, kb, body, api, call)
 		}
 		if op != nil {
+			if op.Label == "" {
+				op.Label = op.Table
+			}
 			out = append(out, op)
 		}
 		return true
@@ -74,12 +91,12 @@ func RowOps(info *types.Info, kb *signals.Knowledge, body *ast.BlockStmt, root a
 	return out
 }
 
-func sqlRow(info *types.Info, body *ast.BlockStmt, api *signals.API, call *ast.CallExpr) *RowOp {
+func sqlRow(info *types.Info, fold Folder, body *ast.BlockStmt, api *signals.API, call *ast.CallExpr) *RowOp {
 	i, ok := api.Arg("query")
 	if !ok || i >= len(call.Args) {
 		return nil
 	}
-	text, hole, ok := FoldSQL(info, body, call.Args[i], call.Pos())
+	text, hole, label, ok := foldArg(info, fold, body, call, i)
 	if !ok {
 		return nil
 	}
@@ -95,6 +112,11 @@ func sqlRow(info *types.Info, body *ast.BlockStmt, api *signals.API, call *ast.C
 		table = hole
 	}
 	op := &RowOp{Call: call, What: api.Name, Verb: s.Verb, Table: "table " + table, Named: hole != "", Expiry: s.Expiry}
+	op.Text = strings.TrimSpace(sqlSpace.ReplaceAllString(text, " "))
+	if hole != "" {
+		op.Label = "table " + label
+		op.Text = strings.Replace(op.Text, holeName, label, 1)
+	}
 	if s.Verb == "insert" {
 		op.Unique = true
 		op.Upsert = sqlUpsert.MatchString(strings.ToLower(text))

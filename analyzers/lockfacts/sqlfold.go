@@ -86,6 +86,42 @@ func FoldSQL(info *types.Info, body *ast.BlockStmt, e ast.Expr, use token.Pos) (
 	return text, hole, true
 }
 
+// Folder folds a statement argument through value flow where the syntax
+// alone does not show its text: a variable assigned more than once (query
+// := "SELECT ..."; query = "INSERT INTO " + table + ...), a helper that
+// returns it. The effects analysis implements it over SSA
+// (effects.Result.FoldStatement); part names the one non-constant part by
+// what it is made of ("Config.LockTable"), the same in every function.
+type Folder interface {
+	FoldStatement(call *ast.CallExpr, arg int, placeholder string) (text, part string, ok bool)
+}
+
+// foldArg folds argument i of call: with fold, through value flow, the
+// table part named by fold (label is the part as the source writes it,
+// when the syntax shows it, for messages); without, as FoldSQL folds. The
+// two name a table part differently, so with fold a statement that only
+// the syntax folds counts only when it is constant.
+func foldArg(info *types.Info, fold Folder, body *ast.BlockStmt, call *ast.CallExpr, i int) (text, part, label string, ok bool) {
+	if i < 0 || i >= len(call.Args) {
+		return "", "", "", false
+	}
+	astText, hole, astOK := FoldSQL(info, body, call.Args[i], call.Pos())
+	if t := info.TypeOf(call.Args[i]); fold == nil || t == nil || !isString(t) {
+		return astText, hole, hole, astOK
+	}
+	if text, part, ok := fold.FoldStatement(call, i, holeName); ok {
+		label = part
+		if astOK && hole != "" && astText == text {
+			label = hole // the syntax shows the same statement: its expression
+		}
+		return text, part, label, true
+	}
+	if astOK && hole == "" {
+		return astText, "", "", true
+	}
+	return "", "", "", false
+}
+
 var fmtVerb = regexp.MustCompile(`%%|%[-+# 0-9.]*[a-zA-Z]`)
 
 func isString(t types.Type) bool {

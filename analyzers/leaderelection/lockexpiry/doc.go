@@ -24,11 +24,24 @@
 //   - SQL lock rows: INSERT into, or UPDATE ... SET owner = of, a table named
 //     like a lock (locks, job_lock, leader_election, leases) whose statement
 //     has no expiry or time column;
-//   - an Azure Blob lease acquired with duration -1 (infinite).
+//   - an Azure Blob lease acquired with duration -1 (infinite);
+//   - a lock the project builds itself, found by its shape: a Lock- or
+//     Acquire-named function that inserts a row on a key (SQL text read
+//     through the effects' SSA folding, a table name that is configured, an
+//     ORM model with a key), inserts a MongoDB document on a unique key (a
+//     unique index the package creates, or an _id it sets), or swaps a
+//     store key from empty with a compare-and-swap method of a network
+//     client, paired with the Unlock- or Release-named function of the same
+//     type that deletes the row or document by key or swaps the key back,
+//     when nothing ends it: no expiry column or field, no TTL index or TTL
+//     argument, no statement or filter that takes over or sweeps a stale
+//     holder. Session-scoped locks (advisory locks, GET_LOCK), stores of
+//     the process (sync/atomic, a map) or of a local file, and statements or
+//     documents the analysis cannot read give no report.
 //
 // Only constant evidence counts: a TTL that is not a constant, a key built
-// at run time for a GETSET, or statement text that is not constant gives no
-// report.
+// at run time for a GETSET, or statement text that cannot be folded gives
+// no report.
 //
 // Example:
 //

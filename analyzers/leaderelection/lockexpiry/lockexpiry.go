@@ -6,12 +6,15 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3001.
-var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run})
+// It reads the statements of a project's own lock rows through the value
+// flow of the effects analysis.
+var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer}})
 
 const crash = "if the holder crashes or is killed while it holds the lock, the key stays forever and no replica ever runs the guarded work again"
 
@@ -85,6 +88,7 @@ func run(p *rule.Pass) error {
 		etcdTxn(p, info, f)
 	}
 	projectLocks(p)
+	casLocks(p)
 	return nil
 }
 

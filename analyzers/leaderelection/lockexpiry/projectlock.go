@@ -1,8 +1,11 @@
 package lockexpiry
 
 import (
+	"strings"
+
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
@@ -15,7 +18,11 @@ import (
 func projectLocks(p *rule.Pass) {
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
-	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
+	opts := lockfacts.ProjectLockOptions{Documents: true}
+	if r, ok := p.ResultOf[effects.Analyzer].(*effects.Result); ok && r != nil {
+		opts.Fold = r
+	}
+	for _, l := range lockfacts.ProjectLocksWith(info, p.KB, p.Files(), opts) {
 		if l.Expiry || seen[l.Insert] {
 			continue
 		}
@@ -23,14 +30,35 @@ func projectLocks(p *rule.Pass) {
 		if op := lockfacts.Classify(info, p.KB, l.Insert.Call); op != nil && op.Stmt != nil && lockRowNoExpiry(op.Stmt) {
 			continue // reported as a lock row of its table already
 		}
+		if l.Insert.Doc {
+			p.Reportf(l.Insert.Call, []analysis.RelatedInformation{rule.Related(l.Delete.Call, "the lock is released here, by deleting the document by its key")},
+				"%s takes the lock in %s by inserting a document of %s on a unique key (%s), and %s releases it by deleting the document: "+
+					"nothing gives the document an end (no TTL index, no expiry field, no filter that takes over or sweeps a stale holder's document), so "+
+					"if the holder dies while it holds the lock, the document stays and no replica ever takes the lock again; "+
+					"store an expiresAt field with a TTL index, take over documents whose expiry passed, or use the elector",
+				l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Label, uniqueFields(l.Insert), funcLabel(l.Recv, l.Release.Name.Name))
+			continue
+		}
 		p.Reportf(l.Insert.Call, []analysis.RelatedInformation{rule.Related(l.Delete.Call, "the lock is released here, by deleting the row")},
-			"%s takes the lock in %s by inserting a row of %s, and %s releases it by deleting the row: nothing gives the row "+
+			"%s takes the lock in %s by inserting a row of %s%s, and %s releases it by deleting the row: nothing gives the row "+
 				"an expiry (no expiry column in the statement or the model, no renewal or stale-row cleanup), so "+
 				"if the holder dies while it holds the lock, the row stays and no replica ever takes the lock again; "+
 				"store an expiry (locked_until = now() + interval) and let others take over rows whose expiry passed, "+
 				"or use the elector's Postgres store",
-			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Table, funcLabel(l.Recv, l.Release.Name.Name))
+			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Label, statement(l.Insert.Text), funcLabel(l.Recv, l.Release.Name.Name))
 	}
+}
+
+// uniqueFields names the fields of an inserted document that make the
+// insert exclusive.
+func uniqueFields(op *lockfacts.RowOp) string {
+	var names []string
+	for _, f := range op.Fields {
+		if f.Unique {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func funcLabel(recv, name string) string {
@@ -38,4 +66,16 @@ func funcLabel(recv, name string) string {
 		return name
 	}
 	return "(" + recv + ")." + name
+}
+
+// statement shows the insert's text in a message: " (INSERT INTO ...)",
+// shortened; "" when there is none (an ORM chain).
+func statement(text string) string {
+	if text == "" {
+		return ""
+	}
+	if len(text) > 120 {
+		text = text[:117] + "..."
+	}
+	return " (" + text + ")"
 }

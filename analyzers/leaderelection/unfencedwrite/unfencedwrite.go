@@ -103,9 +103,10 @@ func unfenced(p *rule.Pass, call *ast.CallExpr, lock *lockfacts.Op, handle strin
 	if eff == nil {
 		return ""
 	}
-	if p.KB.Match(signals.Locks, fn) != nil {
+	if l := p.KB.Match(signals.Locks, fn); l != nil && !strings.HasPrefix(l.Kind, "doc-") {
 		// lock operations and raw commands are the lock's own business,
-		// except SQL, whose text says what it writes
+		// except SQL, whose text says what it writes, and document writes
+		// (the locks section knows them only to read lock documents)
 		if op := lockfacts.Classify(p.TypesInfo, p.KB, call); op == nil || op.Kind != lockfacts.SQL {
 			return ""
 		}

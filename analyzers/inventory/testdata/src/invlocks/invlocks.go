@@ -4,6 +4,7 @@ package invlocks
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -84,4 +85,24 @@ func campaign(ctx context.Context, cli *clientv3.Client, work func(context.Conte
 	}
 	work(sess.Ctx())
 	return nil
+}
+
+// rowLocker is a lock the package builds from a row of a configured table:
+// LE3001 reports it at the insert (its related information, the delete, is
+// not the site).
+type rowLocker struct {
+	db    *sql.DB
+	table string
+}
+
+func (l *rowLocker) Lock(ctx context.Context, id int64) error {
+	query := "SELECT 1"
+	query = "INSERT INTO " + l.table + " (lock_id) VALUES ($1)"
+	_, err := l.db.ExecContext(ctx, query, id) // inventory: lock finding LE3001
+	return err
+}
+
+func (l *rowLocker) Unlock(ctx context.Context, id int64) error {
+	_, err := l.db.ExecContext(ctx, "DELETE FROM "+l.table+" WHERE lock_id = $1", id)
+	return err
 }
