@@ -168,15 +168,18 @@ func (r *Result) allClaimed(vals []ssa.Value, depth int) string {
 
 // claimedArg: an argument of call (a statement's, unpacked from its
 // variadic slice) comes from a claim's answer.
-func (r *Result) claimedArg(call *ast.CallExpr) bool {
+func (r *Result) claimedArg(call *ast.CallExpr) bool { return r.claimedArgName(call) != "" }
+
+// claimedArgName is claimedArg naming the claim, or "".
+func (r *Result) claimedArgName(call *ast.CallExpr) string {
 	if len(call.Args) < 2 {
-		return false
+		return ""
 	}
 	fl := r.flow()
 	for _, v := range fl.args(call) {
-		if r.claimedKey(v, 0) != "" {
-			return true
+		if name := r.claimedKey(v, 0); name != "" {
+			return name
 		}
 	}
-	return false
+	return ""
 }

@@ -91,11 +91,21 @@ func (r *Result) enclosingDecl(n ast.Node) *ast.FuncDecl {
 // parameters of call's function that those arguments are, for its own
 // callers to decide.
 func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
+	return r.ownKey(call, e) != ""
+}
+
+// ownKey is keyedByIdentity saying whose key it is: "the instance's
+// identity (os.Hostname())" or "what a claim returned (...)", or "".
+func (r *Result) ownKey(call *ast.CallExpr, e *Effect) string {
 	fl := r.flow()
 	var keys []int
 	for _, k := range e.Keys {
-		if arg := fl.arg(call, k); fl.identity(arg, 0) != "" || r.claimedKey(arg, 0) != "" {
-			return true
+		arg := fl.arg(call, k)
+		if id := fl.identity(arg, 0); id != "" {
+			return "the instance's identity (" + id + ")"
+		}
+		if name := r.claimedKey(arg, 0); name != "" {
+			return "what a claim returned (" + name + ")"
 		}
 		if k >= len(call.Args) {
 			continue
@@ -105,7 +115,7 @@ func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
 		}
 	}
 	e.Keys = keys // a fresh slice: the callee's summary is shared
-	return false
+	return ""
 }
 
 func basicValue(t types.Type) bool {

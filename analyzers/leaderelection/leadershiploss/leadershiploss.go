@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/signals"
@@ -19,6 +20,7 @@ var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
 	FactTypes: []analysis.Fact{new(Forwards), new(Renews)},
+	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
 const schedulers = signals.Schedulers
@@ -99,6 +101,7 @@ func run(p *rule.Pass) error {
 		c.checkSite(s)
 	}
 	c.checkLocks(reportFiles)
+	c.checkRenewLoops(reportFiles)
 	return nil
 }
 
