@@ -1,8 +1,6 @@
 package leadershiploss
 
 import (
-	"fmt"
-	"os"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -50,14 +48,12 @@ func (c *checker) failureReach(eff *effects.Result, call *ast.CallExpr) reach {
 	}
 	switch {
 	case r.unknown:
-		dbg("unknown use")
 		return reach{reaches: true}
 	case len(r.tests) == 0:
 		return reach{why: "its result is discarded"}
 	}
 	for _, t := range r.tests {
 		if r.regionReaches(t.block, t.fail) {
-			dbg("region reaches")
 			return reach{reaches: true}
 		}
 	}
@@ -181,7 +177,6 @@ func (r *reader) value(v ssa.Value, depth int) {
 			}
 		case *ssa.DebugRef:
 		default:
-			dbg("unknown %T %v", in, in)
 			r.unknown = true
 		}
 		if r.unknown {
@@ -262,7 +257,7 @@ func (r *reader) logArgs(addr ssa.Value) bool {
 		return false
 	}
 	arr, ok := ia.X.(*ssa.Alloc)
-	if !ok || arr.Heap {
+	if !ok || arr.Heap && arr.Comment != "varargs" {
 		return false
 	}
 	for _, in := range refs(arr) {
@@ -308,13 +303,7 @@ func (r *reader) regionReaches(test, start *ssa.BasicBlock) bool {
 		}
 		for _, in := range b.Instrs {
 			if r.signals(in) {
-				dbg("signal %T %v", in, in)
-				if st, ok := in.(*ssa.Store); ok {
-					dbg("addr %T %s", st.Addr, st.Addr.String())
-					if ia, ok := st.Addr.(*ssa.IndexAddr); ok {
-						dbg("x %T %s", ia.X, ia.X.String())
-					}
-				}
+
 				return true
 			}
 		}
@@ -464,10 +453,4 @@ func (c *checker) harmlessCall(call *ssa.CallCommon) bool {
 func waitGroupDone(call *ssa.CallCommon) bool {
 	fn := calleeFunc(call)
 	return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync" && fn.Name() == "Done"
-}
-
-func dbg(f string, a ...any) {
-	if os.Getenv("RLDEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "RLDEBUG "+f+"\n", a...)
-	}
 }

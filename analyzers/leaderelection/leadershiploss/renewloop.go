@@ -1,8 +1,6 @@
 package leadershiploss
 
 import (
-	"fmt"
-	"os"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -91,9 +89,6 @@ func (c *checker) renewLoops(eff *effects.Result, g *ast.GoStmt, body *ast.Block
 				return // no static callee; a known lock's renewal (renewalIf); a known elector
 			}
 			ren := eff.Renewal(call)
-			if os.Getenv("RLDEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "RLDEBUG %s %s ren=%+v\n", c.p.Fset.Position(call.Pos()), fn.Name(), ren)
-			}
 			if ren == nil {
 				return
 			}
