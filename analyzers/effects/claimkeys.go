@@ -166,11 +166,8 @@ func (r *Result) allClaimed(vals []ssa.Value, depth int) string {
 	return name
 }
 
-// claimedArg: an argument of call (a statement's, unpacked from its
-// variadic slice) comes from a claim's answer.
-func (r *Result) claimedArg(call *ast.CallExpr) bool { return r.claimedArgName(call) != "" }
-
-// claimedArgName is claimedArg naming the claim, or "".
+// claimedArgName: an argument of call (a statement's, unpacked from its
+// variadic slice) comes from a claim's answer; it names the claim, or "".
 func (r *Result) claimedArgName(call *ast.CallExpr) string {
 	if len(call.Args) < 2 {
 		return ""

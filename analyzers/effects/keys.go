@@ -82,20 +82,15 @@ func (r *Result) enclosingDecl(n ast.Node) *ast.FuncDecl {
 	return nil
 }
 
-// keyedByIdentity: at call, one of the arguments the callee's write e is
+// ownKey: at call, one of the arguments the callee's write e is
 // keyed by is the instance's own identity (a holder ID built from
 // os.Hostname and os.Getpid) or comes from a claim's answer (the ID of a
 // message this replica received, claimedKey): the write touches this
 // replica's own row, per-replica by design or coordinated by the claim.
 // Otherwise e.Keys is carried over to the
 // parameters of call's function that those arguments are, for its own
-// callers to decide.
-func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
-	return r.ownKey(call, e) != ""
-}
-
-// ownKey is keyedByIdentity saying whose key it is: "the instance's
-// identity (os.Hostname())" or "what a claim returned (...)", or "".
+// callers to decide. It says whose key it is: "the instance's identity
+// (os.Hostname())" or "what a claim returned (...)", or "" for neither.
 func (r *Result) ownKey(call *ast.CallExpr, e *Effect) string {
 	fl := r.flow()
 	var keys []int
