@@ -39,7 +39,7 @@ func (c *checker) failureReach(eff *effects.Result, call *ast.CallExpr) reach {
 		return reach{reaches: true}
 	}
 	outcomes := outcomeValues(sc)
-	if len(outcomes) == 0 {
+	if outcomes == nil {
 		return reach{reaches: true} // no error, bool or command answer: unknown
 	}
 	r := &reader{c: c, fn: sc.Parent(), seen: map[ssa.Value]bool{}}
@@ -107,7 +107,42 @@ func outcomeValues(sc *ssa.Call) []ssa.Value {
 	if isErrorType(sc.Type()) || isBool(sc.Type()) {
 		return []ssa.Value{sc}
 	}
-	return nil
+	if !isCommand(sc.Type()) {
+		return nil
+	}
+	// a command: its answer is read through its methods
+	out = []ssa.Value{}
+	for _, in := range refs(sc) {
+		m, ok := in.(*ssa.Call)
+		if !ok || m.Call.IsInvoke() || len(m.Call.Args) == 0 || m.Call.Args[0] != sc || m.Call.Signature().Recv() == nil {
+			return nil // the command handed on: unknown
+		}
+		if tup, ok := m.Type().(*types.Tuple); ok {
+			for _, x := range refs(m) {
+				if ex, ok := x.(*ssa.Extract); ok && (isErrorType(tup.At(ex.Index).Type()) || isBool(tup.At(ex.Index).Type())) {
+					out = append(out, ex)
+				}
+			}
+			continue
+		}
+		keep(m)
+	}
+	return out
+}
+
+// isCommand: a pointer to a type with an Err() error method (go-redis
+// *BoolCmd, *Cmd): the call's answer is read through it.
+func isCommand(t types.Type) bool {
+	if _, ok := t.(*types.Pointer); !ok {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Err")
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	return sig.Params().Len() == 0 && sig.Results().Len() == 1 && isErrorType(sig.Results().At(0).Type())
 }
 
 func refs(v ssa.Value) []ssa.Instruction {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -39,6 +40,7 @@ type checker struct {
 	checked    map[ast.Node]bool
 	renews     map[*types.Func]bool // helpers of this package that wrap a renewal
 	renewVia   map[*types.Func]string
+	lockPkg    *lockfacts.Package // the package's lock operations, read on first use
 }
 
 // site is one place a leader callback is configured.

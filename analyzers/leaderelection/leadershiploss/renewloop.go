@@ -1,14 +1,17 @@
 package leadershiploss
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
@@ -88,11 +91,18 @@ func (c *checker) renewLoops(eff *effects.Result, g *ast.GoStmt, body *ast.Block
 			if fn == nil || c.isRenew(fn) || coordinatorPackage(fn) {
 				return // no static callee; a known lock's renewal (renewalIf); a known elector
 			}
-			ren := eff.Renewal(call)
-			if ren == nil {
+			if ren := eff.Renewal(call); ren != nil {
+				what := "a row"
+				if ren.Resource != "" {
+					what = "a row of " + ren.Resource
+				}
+				subject := fmt.Sprintf("%s keyed by %s (its expiry, statement at %s)", what, ren.Key, ren.Where)
+				c.renewalOutcome(eff, call, fn, subject, nil, g, encl)
 				return
 			}
-			c.renewalOutcome(eff, call, fn, ren, g, encl)
+			if subject, acq := c.redisRenewal(call, encl); acq != nil {
+				c.renewalOutcome(eff, call, fn, subject, acq, g, encl)
+			}
 		})
 	})
 }
@@ -170,14 +180,10 @@ func coordinatorPackage(fn *types.Func) bool {
 
 // renewalOutcome reports the renewal when its failure reaches nothing
 // (failure.go decides).
-func (c *checker) renewalOutcome(eff *effects.Result, call *ast.CallExpr, fn *types.Func, ren *effects.Renewal, g *ast.GoStmt, encl []ast.Node) {
+func (c *checker) renewalOutcome(eff *effects.Result, call *ast.CallExpr, fn *types.Func, subject string, acquire ast.Node, g *ast.GoStmt, encl []ast.Node) {
 	out := c.failureReach(eff, call)
 	if out.reaches {
 		return
-	}
-	what := "a row"
-	if ren.Resource != "" {
-		what = "a row of " + ren.Resource
 	}
 	related := []analysis.RelatedInformation{}
 	if out.at != nil {
@@ -187,12 +193,79 @@ func (c *checker) renewalOutcome(eff *effects.Result, call *ast.CallExpr, fn *ty
 	if work := c.workBeside(g, encl); work != nil {
 		related = append(related, rule.Related(work, "the work that goes on without the hold"))
 	}
-	if acq := c.acquireBefore(eff, g, encl); acq != nil {
-		related = append(related, rule.Related(acq, "the claim or acquire the renewal keeps alive"))
+	if acquire == nil {
+		acquire = c.acquireBefore(eff, g, encl)
+	}
+	if acquire != nil {
+		related = append(related, rule.Related(acquire, "the claim or acquire the renewal keeps alive"))
 	}
 	c.p.Reportf(call, related,
-		"%s renews %s keyed by %s (its expiry, statement at %s), and %s: when the renewal fails or finds the row taken the hold expires, another replica takes the row and does the same work while this one goes on, so the work runs twice at once; stop the work when the renewal fails (cancel its context, close a channel it selects on), or use the elector package",
-		apiName(fn), what, ren.Key, ren.Where, out.why)
+		"%s renews %s, and %s: when the renewal fails or finds the hold taken, the hold expires, another replica takes it and does the same work while this one goes on, so the work runs twice at once; stop the work when the renewal fails (cancel its context, close a channel it selects on), or use the elector package",
+		apiName(fn), subject, out.why)
+}
+
+// redisRenewal: call moves the expiry of a Redis key this package acquires
+// as a lock (EXPIRE or PEXPIRE of it, or a script on it that expires: a
+// compare-and-refresh), in a function that sees the acquire (the same
+// function, or a method of the same type, or a constant key). It returns
+// the message's subject and the acquire, or a nil acquire.
+func (c *checker) redisRenewal(call *ast.CallExpr, encl []ast.Node) (string, ast.Node) {
+	op := lockfacts.Classify(c.info, c.p.KB, call)
+	if op != nil && op.Kind == lockfacts.Script && op.Key == nil {
+		// Eval(ctx, script, []string{l.key}, ...): the one key of the list
+		if i, ok := op.API.Arg("keys"); ok && i < len(call.Args) {
+			if lit, ok := ast.Unparen(call.Args[i]).(*ast.CompositeLit); ok && len(lit.Elts) == 1 {
+				keyed := *op
+				keyed.Key = lit.Elts[0]
+				keyed.KeyConst, keyed.IsKeyConst = lockfacts.StringConst(c.info, lit.Elts[0])
+				op = &keyed
+			}
+		}
+	}
+	if op == nil || op.Key == nil {
+		return "", nil
+	}
+	switch op.Kind {
+	case lockfacts.Expire:
+	case lockfacts.Script:
+		i, ok := op.API.Arg("script")
+		if !ok || i >= len(call.Args) {
+			return "", nil // a script whose text is out of sight
+		}
+		src, ok := lockfacts.StringConst(c.info, call.Args[i])
+		if !ok || !strings.Contains(strings.ToLower(src), "expire") {
+			return "", nil
+		}
+	default:
+		return "", nil
+	}
+	var fd *ast.FuncDecl
+	for _, n := range encl {
+		if d, ok := n.(*ast.FuncDecl); ok {
+			fd = d
+		}
+	}
+	if fd == nil {
+		return "", nil
+	}
+	if c.lockPkg == nil {
+		c.lockPkg = lockfacts.Scan(c.p.Pkg, c.info, c.p.KB, c.p.Files())
+	}
+	var f *lockfacts.Func
+	for _, x := range c.lockPkg.Funcs {
+		if x.Decl == fd {
+			f = x
+		}
+	}
+	if f == nil {
+		return "", nil
+	}
+	acq := c.lockPkg.AcquireOf(f, op)
+	if acq == nil {
+		return "", nil
+	}
+	p := c.p.Fset.Position(acq.Call.Pos())
+	return fmt.Sprintf("the Redis lock %s, taken by %s at %s:%d", op.KeyLabel(), acq.What(), filepath.Base(p.Filename), p.Line), acq.Call
 }
 
 // workBeside returns the first statement after the go statement, in its
