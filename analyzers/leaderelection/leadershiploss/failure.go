@@ -112,9 +112,27 @@ func outcomeValues(sc *ssa.Call) []ssa.Value {
 	}
 	// a command: its answer is read through its methods
 	out = []ssa.Value{}
+	var methods []ssa.Instruction
 	for _, in := range refs(sc) {
+		if fa, ok := in.(*ssa.FieldAddr); ok && fa.X == sc {
+			// a method promoted from an embedded field: cmd.Err() is
+			// (*baseCmd).Err(&cmd.baseCmd)
+			for _, x := range refs(fa) {
+				if m, ok := x.(*ssa.Call); !ok || len(m.Call.Args) == 0 || m.Call.Args[0] != fa {
+					return nil
+				}
+				methods = append(methods, x)
+			}
+			continue
+		}
+		if m, ok := in.(*ssa.Call); !ok || len(m.Call.Args) == 0 || m.Call.Args[0] != sc {
+			return nil // the command handed on: unknown
+		}
+		methods = append(methods, in)
+	}
+	for _, in := range methods {
 		m, ok := in.(*ssa.Call)
-		if !ok || m.Call.IsInvoke() || len(m.Call.Args) == 0 || m.Call.Args[0] != sc || m.Call.Signature().Recv() == nil {
+		if !ok || m.Call.IsInvoke() || len(m.Call.Args) == 0 || m.Call.Signature().Recv() == nil {
 			return nil // the command handed on: unknown
 		}
 		if tup, ok := m.Type().(*types.Tuple); ok {

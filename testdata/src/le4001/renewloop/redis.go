@@ -99,3 +99,20 @@ func (l *redisLock) keepCacheWarm(ctx context.Context) {
 		}
 	}()
 }
+
+// The same PEXPIRE of the lock key, its error read through Err(), only
+// logged: reported (the twin of keepCacheWarm).
+func (l *redisLock) runWithRefreshErr(ctx context.Context, job func(context.Context)) {
+	if !l.acquire(ctx) {
+		return
+	}
+	go func() {
+		for {
+			time.Sleep(l.ttl / 3)
+			if err := l.rdb.PExpire(ctx, l.key, l.ttl).Err(); err != nil { // want `\(redis.cmdable\).PExpire renews the Redis lock key l.key.*its failure is only logged`
+				log.Printf("refresh %s: %v", l.key, err)
+			}
+		}
+	}()
+	job(ctx)
+}
