@@ -59,7 +59,7 @@ func (c *checker) failureReach(eff *effects.Result, call *ast.CallExpr) reach {
 	}
 	how, why := "the failure is only logged; the loop goes on", "its failure is only logged"
 	if r.returns {
-		how, why = "on failure the renewer returns, and nothing cancels the work", "on failure the renewer returns without stopping the work"
+		how, why = "after a failure the renewer can return, and nothing it defers stops the work", "after its failure the renewer can return without stopping the work"
 	}
 	var at ast.Node
 	if t := r.tests[0]; t.pos.IsValid() {

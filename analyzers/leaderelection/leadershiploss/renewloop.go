@@ -181,6 +181,10 @@ func coordinatorPackage(fn *types.Func) bool {
 // renewalOutcome reports the renewal when its failure reaches nothing
 // (failure.go decides).
 func (c *checker) renewalOutcome(eff *effects.Result, call *ast.CallExpr, fn *types.Func, subject string, acquire ast.Node, g *ast.GoStmt, encl []ast.Node) {
+	if c.checked[call] {
+		return // a renewer started by several go statements: one report
+	}
+	c.checked[call] = true
 	out := c.failureReach(eff, call)
 	if out.reaches {
 		return
