@@ -45,6 +45,11 @@
 //     SSA, is only tested by branches that, up to the loop's next round or
 //     the goroutine's end, only log, sleep or format, or it is discarded,
 //     or the renewer returns with nothing deferred that stops the work.
+//     A Redis refresher counts as well: EXPIRE or PEXPIRE of a key the
+//     package acquires as a lock (SET NX, in the same function, a method
+//     of the same type, or a constant key), or a script on it that
+//     expires (compare-and-refresh), its answer read through the
+//     command's Err, Result or Val.
 //     Reported at the renewal call (the "ignored channel" of signals.md:
 //     the one place that learns of the loss), Related at the failure
 //     branch, at the go statement, at the work started after it and at
@@ -55,8 +60,8 @@
 //     or when the outcome is handed on; silent for a row not known to be
 //     held (a shared key, a parameter from outside), for renewals of the
 //     known lock libraries (checked as above) and electors (client-go,
-//     etcd concurrency, this project's elector), and for Redis renewals,
-//     not read yet;
+//     etcd concurrency, this project's elector), for a Redis key nothing
+//     here acquires, and for a script whose text is out of sight;
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through
