@@ -57,7 +57,9 @@
 //     failing branch or a deferred call cancels (any call of a function
 //     value), closes or sends, stores to a field or captured variable (a
 //     flag), calls code other than logging, formatting, errors and time,
-//     or when the outcome is handed on; silent for a row not known to be
+//     or when the outcome is handed on, or when the rest of the round does
+//     anything of that kind on success too (a deadline recorded in a field
+//     that the work may check, a lease object reset); silent for a row not known to be
 //     held (a shared key, a parameter from outside), for renewals of the
 //     known lock libraries (checked as above) and electors (client-go,
 //     etcd concurrency, this project's elector), for a Redis key nothing

@@ -42,7 +42,7 @@ func (c *checker) failureReach(eff *effects.Result, call *ast.CallExpr) reach {
 	if outcomes == nil {
 		return reach{reaches: true} // no error, bool or command answer: unknown
 	}
-	r := &reader{c: c, fn: sc.Parent(), seen: map[ssa.Value]bool{}}
+	r := &reader{c: c, fn: sc.Parent(), sc: sc, seen: map[ssa.Value]bool{}}
 	for _, v := range outcomes {
 		r.value(v, 0)
 	}
@@ -56,6 +56,11 @@ func (c *checker) failureReach(eff *effects.Result, call *ast.CallExpr) reach {
 		if r.regionReaches(t.block, t.fail) {
 			return reach{reaches: true}
 		}
+	}
+	if r.roundReaches(sc) {
+		// the round does more than renew and log: a deadline recorded on
+		// success (the work may check it), a lease object reset
+		return reach{reaches: true}
 	}
 	how, why := "the failure is only logged; the loop goes on", "its failure is only logged"
 	if r.returns {
@@ -190,6 +195,7 @@ type failTest struct {
 type reader struct {
 	c       *checker
 	fn      *ssa.Function
+	sc      *ssa.Call // the renewal
 	seen    map[ssa.Value]bool
 	tests   []failTest
 	unknown bool // a use the reader cannot follow
@@ -365,12 +371,39 @@ func (r *reader) regionReaches(test, start *ssa.BasicBlock) bool {
 	return false
 }
 
+// roundReaches reads the rest of the renewal's round, from the call to
+// the loop's next round or the goroutine's end, on every path: anything
+// there that may reach the work (a store to a field, a call of other code)
+// makes the outcome unknown, since the success path can be what tells the
+// work (l.expiresAt = res.ExpiresAt, read by the work before each step).
+func (r *reader) roundReaches(sc *ssa.Call) bool {
+	returns := r.returns
+	defer func() { r.returns = returns }()
+	b := sc.Block()
+	after := false
+	for _, in := range b.Instrs {
+		if in == ssa.Instruction(sc) {
+			after = true
+			continue
+		}
+		if after && r.signals(in) {
+			return true
+		}
+	}
+	for _, s := range b.Succs {
+		if r.regionReaches(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // signals: an instruction that may tell the work, stop it, or do anything
 // the analysis does not know to be harmless.
 func (r *reader) signals(in ssa.Instruction) bool {
 	switch in := in.(type) {
 	case *ssa.Call:
-		return !r.c.harmlessCall(&in.Call)
+		return !r.c.harmlessCall(&in.Call) && !r.readsCommand(in)
 	case *ssa.Go, *ssa.Defer, *ssa.Send, *ssa.Panic, *ssa.MapUpdate:
 		return true
 	case *ssa.Store:
@@ -384,6 +417,19 @@ func (r *reader) signals(in ssa.Instruction) bool {
 		return r.defersSignal()
 	}
 	return false
+}
+
+// readsCommand: a method call on the renewal's command object (cmd.Err(),
+// cmd.Result(), also promoted from an embedded field): reading the answer.
+func (r *reader) readsCommand(call *ssa.Call) bool {
+	if call.Call.IsInvoke() || len(call.Call.Args) == 0 || call.Call.Signature().Recv() == nil {
+		return false
+	}
+	recv := call.Call.Args[0]
+	if fa, ok := recv.(*ssa.FieldAddr); ok {
+		recv = fa.X
+	}
+	return recv == r.sc
 }
 
 // defersSignal: the goroutine defers a call that may stop the work.

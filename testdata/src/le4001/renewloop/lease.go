@@ -33,6 +33,7 @@ type leaseHolder struct {
 	cancel   context.CancelFunc
 	lost     atomic.Bool
 	expired  bool
+	until    time.Time
 	lostCh   chan struct{}
 }
 
@@ -156,6 +157,22 @@ func (l *leaseHolder) heartbeatHandsOn(ctx context.Context, onErr func(error)) {
 			if err := renewLease(ctx, l.db, l.name, l.holderID, l.ttl); err != nil {
 				onErr(err)
 			}
+		}
+	}()
+}
+
+// The failure is only logged, but success records the new deadline, which
+// the work may check before each step: the loss reaches it; silent
+// (heartbeatSleepLogged is the twin without the record).
+func (l *leaseHolder) heartbeatRecordsDeadline(ctx context.Context) {
+	go func() {
+		for {
+			time.Sleep(l.ttl / 3)
+			if err := renewLease(ctx, l.db, l.name, l.holderID, l.ttl); err != nil {
+				log.Printf("lease lost: %v", err)
+				continue
+			}
+			l.until = time.Now().Add(l.ttl)
 		}
 	}()
 }
