@@ -233,19 +233,19 @@ func (r *Result) allClaimedPart(vals []ssa.Value, field string, depth int) strin
 	return name
 }
 
-// claimedArg: an argument of call (a statement's, unpacked from its
-// variadic slice) comes from a claim's answer.
-func (r *Result) claimedArg(call *ast.CallExpr) bool {
+// claimedArgName: an argument of call (a statement's, unpacked from its
+// variadic slice) comes from a claim's answer; it names the claim, or "".
+func (r *Result) claimedArgName(call *ast.CallExpr) string {
 	if len(call.Args) < 2 {
-		return false
+		return ""
 	}
 	fl := r.flow()
 	for _, v := range fl.args(call) {
-		if r.claimedKey(v, 0) != "" {
-			return true
+		if name := r.claimedKey(v, 0); name != "" {
+			return name
 		}
 	}
-	return false
+	return ""
 }
 
 // withoutZeroConsts drops the zero constants (nil, 0, "") from vals.

@@ -45,6 +45,10 @@ type Effect struct {
 	API   string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
 	Where string // file:line of that call, for messages in other packages
 	Via   string // the function the effect is reached through, if not direct
+	// Extends: the write moves the expiry of the rows it keys (a lease's
+	// or a message's visibility timeout, sqltext.ExtendsExpiry): a
+	// renewal when the key is one the caller holds.
+	Extends bool
 	// ReadModifyWrite gives the evidence of a read-modify-write (an
 	// increment of a value read through the same store): its read and
 	// write calls and their positions; "" for other effects.
@@ -342,6 +346,9 @@ type Event struct {
 	Consume   bool
 	Telemetry bool         // reads the process's own statistics
 	Queries   []QueryParam // query statements handed in by the caller
+	// Renewal: the call extends the expiry of a row this replica holds
+	// (renewal.go); its write is no effect, being per-replica or claimed.
+	Renewal *Renewal
 }
 
 // At returns where the event is: its call, or the node of a coordination
@@ -418,7 +425,7 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys)
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys, e.Extends)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
@@ -537,8 +544,11 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if s, ok := r.implementationEffects(fn); ok {
 		for _, e := range s.Effects {
 			// The implementations' parameters are the interface method's.
-			if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
-				continue
+			if len(e.Keys) > 0 {
+				if key := r.ownKey(call, &e); key != "" {
+					r.noteRenewal(&ev, e, key, funcName(fn))
+					continue
+				}
 			}
 			ev.Effects = append(ev.Effects, e)
 		}
@@ -566,8 +576,11 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
 			continue // the statement this call hands on is a read, a claim, per-replica
 		}
-		if len(e.Keys) > 0 && r.keyedByIdentity(call, &e) {
-			continue // the helper's write is keyed by this instance's identity
+		if len(e.Keys) > 0 {
+			if key := r.ownKey(call, &e); key != "" {
+				r.noteRenewal(&ev, e, key, funcName(fn))
+				continue // the helper's write is keyed by this instance's identity
+			}
 		}
 		ev.Effects = append(ev.Effects, e)
 	}

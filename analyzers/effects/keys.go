@@ -82,20 +82,25 @@ func (r *Result) enclosingDecl(n ast.Node) *ast.FuncDecl {
 	return nil
 }
 
-// keyedByIdentity: at call, one of the arguments the callee's write e is
+// ownKey: at call, one of the arguments the callee's write e is
 // keyed by is the instance's own identity (a holder ID built from
 // os.Hostname and os.Getpid) or comes from a claim's answer (the ID of a
 // message this replica received, claimedKey): the write touches this
 // replica's own row, per-replica by design or coordinated by the claim.
 // Otherwise e.Keys is carried over to the
 // parameters of call's function that those arguments are, for its own
-// callers to decide.
-func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
+// callers to decide. It says whose key it is: "the instance's identity
+// (os.Hostname())" or "what a claim returned (...)", or "" for neither.
+func (r *Result) ownKey(call *ast.CallExpr, e *Effect) string {
 	fl := r.flow()
 	var keys []int
 	for _, k := range e.Keys {
-		if arg := fl.arg(call, k); fl.identity(arg, 0) != "" || r.claimedKey(arg, 0) != "" {
-			return true
+		arg := fl.arg(call, k)
+		if id := fl.identity(arg, 0); id != "" {
+			return "the instance's identity (" + id + ")"
+		}
+		if name := r.claimedKey(arg, 0); name != "" {
+			return "what a claim returned (" + name + ")"
 		}
 		if k >= len(call.Args) {
 			continue
@@ -105,7 +110,7 @@ func (r *Result) keyedByIdentity(call *ast.CallExpr, e *Effect) bool {
 		}
 	}
 	e.Keys = keys // a fresh slice: the callee's summary is shared
-	return false
+	return ""
 }
 
 func basicValue(t types.Type) bool {

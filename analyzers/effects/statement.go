@@ -57,10 +57,19 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 	case !st.Writes:
 		return false
 	}
+	// A renewal extends the expiry of a row: one this replica holds when
+	// it is keyed by the replica's identity or by what it claimed.
+	extends := st.Kind == sqltext.Update && !st.Claim && sqltext.ExtendsExpiry(text)
 	if id := r.identityArg(at); id != "" {
+		if extends {
+			ev.Renewal = &Renewal{Key: "the instance's identity (" + id + ")", Resource: tableResource(st), Where: r.where(at.Pos())}
+		}
 		return false // keyed by the instance's own identity: per-replica by design
 	}
-	if r.claimedArg(at) {
+	if name := r.claimedArgName(at); name != "" {
+		if extends {
+			ev.Renewal = &Renewal{Key: "what a claim returned (" + name + ")", Resource: tableResource(st), Where: r.where(at.Pos())}
+		}
 		return false // keyed by what a claim returned to this replica (claimkeys.go)
 	}
 	if perReplicaTable.MatchString(sqltext.Normalize(text)) && r.keyOutOfSight(at, query) {
@@ -78,10 +87,18 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 		e.Kind = "increment"
 	}
 	e.Idempotent = st.Idempotent
-	if len(st.Tables) > 0 && !strings.Contains(st.Tables[0], dynamicPart) {
-		e.Resource = "table " + st.Tables[0]
-	}
+	e.Resource = tableResource(st)
+	e.Extends = extends
 	return true
+}
+
+// tableResource names the first table a statement writes, "" when it is
+// not constant.
+func tableResource(st sqltext.Statement) string {
+	if len(st.Tables) > 0 && !strings.Contains(st.Tables[0], dynamicPart) {
+		return "table " + st.Tables[0]
+	}
+	return ""
 }
 
 // perReplicaTable: tables and columns that record the instance itself

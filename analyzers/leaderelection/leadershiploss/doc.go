@@ -35,6 +35,35 @@
 //     renewal and returns its error without stopping anything) whose failure
 //     is ignored (also `_, _ =`) or only logged (also logged and followed by
 //     continue, which goes on to the next renewal while the work runs);
+//   - a renewal of the project's own making whose failure reaches nothing:
+//     a goroutine renews, in a loop paced by a ticker, a timer, time.After
+//     or time.Sleep, a row this replica holds (an UPDATE that moves an
+//     expiry column, lease_expires_at or a message's visibility timeout,
+//     keyed by the instance's identity or by what a claim returned to it;
+//     the effects package reads the statement through helpers and
+//     interface implementations), and the renewal's error or bool, read in
+//     SSA, is only tested by branches that, up to the loop's next round or
+//     the goroutine's end, only log, sleep or format, or it is discarded,
+//     or the renewer returns with nothing deferred that stops the work.
+//     A Redis refresher counts as well: EXPIRE or PEXPIRE of a key the
+//     package acquires as a lock (SET NX, in the same function, a method
+//     of the same type, or a constant key), or a script on it that
+//     expires (compare-and-refresh), its answer read through the
+//     command's Err, Result or Val.
+//     Reported at the renewal call (the "ignored channel" of signals.md:
+//     the one place that learns of the loss), Related at the failure
+//     branch, at the go statement, at the work started after it and at
+//     the claim or acquire before it, when in sight. Silent when the
+//     failing branch or a deferred call cancels (any call of a function
+//     value), closes or sends, stores to a field or captured variable (a
+//     flag), calls code other than logging, formatting, errors and time,
+//     or when the outcome is handed on, or when the rest of the round does
+//     anything of that kind on success too (a deadline recorded in a field
+//     that the work may check, a lease object reset); silent for a row not known to be
+//     held (a shared key, a parameter from outside), for renewals of the
+//     known lock libraries (checked as above) and electors (client-go,
+//     etcd concurrency, this project's elector), for a Redis key nothing
+//     here acquires, and for a script whose text is out of sight;
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through

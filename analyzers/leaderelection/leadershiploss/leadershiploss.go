@@ -9,7 +9,9 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -19,6 +21,7 @@ var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
 	FactTypes: []analysis.Fact{new(Forwards), new(Renews)},
+	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
 const schedulers = signals.Schedulers
@@ -37,6 +40,7 @@ type checker struct {
 	checked    map[ast.Node]bool
 	renews     map[*types.Func]bool // helpers of this package that wrap a renewal
 	renewVia   map[*types.Func]string
+	lockPkg    *lockfacts.Package // the package's lock operations, read on first use
 }
 
 // site is one place a leader callback is configured.
@@ -99,6 +103,7 @@ func run(p *rule.Pass) error {
 		c.checkSite(s)
 	}
 	c.checkLocks(reportFiles)
+	c.checkRenewLoops(reportFiles)
 	return nil
 }
 

@@ -1,0 +1,73 @@
+package sqltext
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	// expiryAssigned: a column that holds when a row's hold ends (a
+	// lease's expiry, a message's visibility timeout, a lock's deadline).
+	// A heartbeat or last-seen time is not one: it records liveness, and
+	// what others do with a stale one is out of sight.
+	expiryAssigned = regexp.MustCompile(`^(?:[a-z_][a-z0-9_]*\.)?"?([a-z_]*(?:expir|ttl|until|deadline|timeout|visible|visibility)[a-z0-9_]*)"?$`)
+	// clearedValue: an assignment that ends the hold instead of extending
+	// it (a release): NULL, or now itself with no interval added.
+	clearedValue = regexp.MustCompile(`^(?:null|now\(\)|current_timestamp|localtimestamp|datetime\(''now''\)|unixepoch\(\)|0)$`)
+	ownerCleared = regexp.MustCompile(`\b(?:owner|owner_id|holder|holder_id|locked_by|lock_owner|leader|leader_id|lease_holder|worker_id|node_id|instance_id|locked)\s*=\s*(?:null\b|false\b|''|0\b)`)
+)
+
+// ExtendsExpiry reports whether an UPDATE moves an expiry-like column of
+// the rows it touches (SET lease_expires_at = now() + $1, SET timeout = ?):
+// the renewal of a lease or of a message's visibility timeout, when the
+// row is one its caller holds. An assignment of NULL or of now() itself,
+// or one that clears the owner, ends the hold instead: a release, not a
+// renewal. A claim (a compare-and-set that takes the row) is not one
+// either; callers test Statement.Claim for that.
+func ExtendsExpiry(q string) bool {
+	n := Normalize(q)
+	if !updateHead.MatchString(n) || strings.Contains(n, ";") {
+		return false
+	}
+	set := setClause.FindStringSubmatch(n)
+	if set == nil || ownerCleared.MatchString(set[1]) {
+		return false
+	}
+	extends := false
+	for _, part := range splitAssignments(set[1]) {
+		col, val, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		col, val = strings.TrimSpace(col), strings.TrimSpace(val)
+		if !expiryAssigned.MatchString(col) {
+			continue
+		}
+		if clearedValue.MatchString(val) {
+			return false
+		}
+		extends = true
+	}
+	return extends
+}
+
+// splitAssignments splits a SET list at the commas outside parentheses
+// (now() + make_interval(secs => $1), x = coalesce(a, b)).
+func splitAssignments(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
