@@ -18,7 +18,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported)},
 })
 
 const schedulers = signals.Schedulers
@@ -62,9 +62,6 @@ func run(p *rule.Pass) error {
 		renews:     map[*types.Func]bool{},
 		renewVia:   map[*types.Func]string{},
 	}
-	if !p.ImportsKnown() && !c.importsForwarder() {
-		return nil
-	}
 	files := p.Pass.Files // facts must be exported for every file
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -74,6 +71,29 @@ func run(p *rule.Pass) error {
 				}
 			}
 		}
+	}
+	// work gated on an election signal (gated.go): its parts may be in
+	// packages that know nothing of elections, so this runs everywhere
+	g := newGates()
+	c.importGates(g)
+	elected := c.findElected(g, files)
+	c.findManagerErr(g, files)
+	survives := c.findSurvives(g, files)
+	for h, at := range survives {
+		g.survives[h] = at
+	}
+	gated := c.findGates(g, files)
+	finish := func() error {
+		var reported []string
+		if !p.FactsOnly() {
+			reported = c.joinGates(g, files)
+		}
+		c.exportGates(g, elected, survives, gated, reported)
+		return nil
+	}
+
+	if !p.ImportsKnown() && !c.importsForwarder() {
+		return finish()
 	}
 	c.indexFields(files)
 	c.findRenewers()
@@ -85,13 +105,19 @@ func run(p *rule.Pass) error {
 			break
 		}
 	}
+	for _, s := range c.sites(files) {
+		if e := c.electedFromCallbacks(g, s); e != nil {
+			elected = append(elected, *e)
+			survives[e.Holder] = g.survives[e.Holder]
+		}
+	}
 	for fn, f := range c.local {
 		if fn.Pkg() == p.Pkg {
 			p.ExportObjectFact(fn, f)
 		}
 	}
 	if p.FactsOnly() {
-		return nil // disabled here: the facts above are all importers need
+		return finish() // disabled here: the facts are all importers need
 	}
 
 	reportFiles := p.Files()
@@ -99,7 +125,7 @@ func run(p *rule.Pass) error {
 		c.checkSite(s)
 	}
 	c.checkLocks(reportFiles)
-	return nil
+	return finish()
 }
 
 func (c *checker) callee(call *ast.CallExpr) *types.Func {
