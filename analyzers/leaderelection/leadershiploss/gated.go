@@ -390,16 +390,46 @@ func (c *checker) joinGates(g *gates, files []*ast.File) []string {
 	}
 	sort.Slice(imps, func(i, j int) bool { return imps[i].fn.FullName() < imps[j].fn.FullName() })
 	for _, im := range imps {
+		// one finding per function that starts the work: its pieces of
+		// work are one job, reported together where it is wired
+		var works []Gate
+		var e ElectedField
+		var at string
 		for _, gt := range im.gates {
 			if g.reported[gt.At] {
 				continue
 			}
-			e, at, ok := confirmed(gt)
+			ge, gat, ok := confirmed(gt)
 			if !ok {
 				continue
 			}
-			if node := c.anchor(files, inReport, im.fn); node != nil {
-				report(node, gt, e, at)
+			if len(works) == 0 {
+				e, at = ge, gat
+			} else if ge.Key != e.Key || gat != at {
+				continue // another signal or another election: a later report
+			}
+			works = append(works, gt)
+		}
+		if len(works) == 0 {
+			continue
+		}
+		node := c.anchor(files, inReport, im.fn)
+		if node == nil {
+			continue
+		}
+		merged := works[0]
+		for _, w := range works[1:] {
+			merged.Work += " (" + merged.At + "), " + w.Work
+			merged.At = w.At
+			if w.Ctx != merged.Ctx {
+				merged.Ctx += "; " + w.Ctx
+			}
+		}
+		report(node, merged, e, at)
+		for _, w := range works {
+			if !g.reported[w.At] {
+				reported = append(reported, w.At)
+				g.reported[w.At] = true
 			}
 		}
 	}

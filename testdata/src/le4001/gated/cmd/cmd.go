@@ -1,4 +1,4 @@
-package cmd // want package:"reported: le4001/gated/runner/runner.go:28"
+package cmd // want package:"reported: le4001/gated/runner/runner.go:31, le4001/gated/runner/runner.go:29"
 
 import (
 	"context"
@@ -16,7 +16,7 @@ func Serve(ctx context.Context, restCfg *rest.Config) error {
 	if err := providerrunner.Run(ctx, restCfg, cfg); err != nil {
 		return err
 	}
-	infra := runner.New(cfg) // want `leader work r.apply.Run \(le4001/gated/runner/runner.go:28\) waits for le4001/gated/config.Server.Elected \(closed once at le4001/gated/provider/provider.go:\d+ after \(manager.Manager\).Elected\(\), never reset\) to signal leadership, then runs on ctx, a context captured from Start, which losing the lease does not cancel; leadership loss is only logged \(le4001/gated/providerrunner/providerrunner.go:\d+\)`
+	infra := runner.New(cfg) // want `leader work r.apply.Run \(le4001/gated/runner/runner.go:29\), r.apply.RunPrune \(le4001/gated/runner/runner.go:31\) waits for le4001/gated/config.Server.Elected \(closed once at le4001/gated/provider/provider.go:\d+ after \(manager.Manager\).Elected\(\), never reset\) to signal leadership, then runs on ctx, a context captured from Start, which losing the lease does not cancel; leadership loss is only logged \(le4001/gated/providerrunner/providerrunner.go:\d+\)`
 	warm := runner.NewWarmer(cfg)
 	if err := infra.Start(ctx); err != nil {
 		return err

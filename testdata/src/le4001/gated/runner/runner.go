@@ -11,6 +11,7 @@ import (
 type applier struct{}
 
 func (applier) Run(ctx context.Context)          { <-ctx.Done() }
+func (applier) RunPrune(ctx context.Context)     { <-ctx.Done() }
 func (applier) ServeMetrics(ctx context.Context) { <-ctx.Done() }
 
 // Runner applies infrastructure once this replica leads.
@@ -23,10 +24,11 @@ type Runner struct {
 func New(cfg *config.Server) *Runner { return &Runner{Server: *cfg} }
 
 // Start waits for leadership, then applies on the runner's own ctx.
-func (r *Runner) Start(ctx context.Context) error { // want Start:"gated work: r.apply.Run on ctx, a context captured from Start after le4001/gated/config.Server.Elected"
+func (r *Runner) Start(ctx context.Context) error { // want Start:"gated work: r.apply.Run on ctx, a context captured from Start after le4001/gated/config.Server.Elected; r.apply.RunPrune on ctx, a context captured from Start after le4001/gated/config.Server.Elected"
 	begin := func() {
 		go r.apply.Run(ctx)
 		go r.apply.ServeMetrics(ctx) // per-replica plumbing: not leader work
+		go r.apply.RunPrune(ctx)
 		<-ctx.Done()
 	}
 	go func() {
