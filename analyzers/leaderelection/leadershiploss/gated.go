@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
 )
@@ -218,7 +219,7 @@ func (c *checker) runnableStart(fd *ast.FuncDecl) bool {
 		return false
 	}
 	for _, imp := range c.p.Pkg.Imports() {
-		if len(imp.Path()) >= len(crPrefix) && imp.Path()[:len(crPrefix)] == crPrefix {
+		if strings.HasPrefix(imp.Path(), crPrefix) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
 )
@@ -111,6 +112,9 @@ func (c *checker) assignedTypes(body *ast.BlockStmt, v *types.Var) []types.Type 
 // return err`, or the error sent on a channel by a goroutine and returned
 // once received.
 func (c *checker) findManagerErr(g *gates, files []*ast.File) {
+	if !c.seesManager() {
+		return
+	}
 	for range 3 {
 		changed := false
 		for _, f := range files {
@@ -140,6 +144,13 @@ func (c *checker) returnsManagerErr(g *gates, fd *ast.FuncDecl) *ManagerErr {
 	// sent one, variables received from such a channel
 	carriers := map[*types.Var]*ManagerErr{}
 	var direct *ManagerErr
+	var lits []*ast.FuncLit
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok {
+			lits = append(lits, lit)
+		}
+		return true
+	})
 	start := func(e ast.Expr) *ManagerErr {
 		call, ok := ast.Unparen(e).(*ast.CallExpr)
 		if !ok {
@@ -185,7 +196,7 @@ func (c *checker) returnsManagerErr(g *gates, fd *ast.FuncDecl) *ManagerErr {
 					}
 				}
 			case *ast.ReturnStmt:
-				if direct != nil || !c.inOwnBody(fd, n) {
+				if direct != nil || !inOwnBody(lits, n) {
 					return true
 				}
 				for _, r := range n.Results {
@@ -211,15 +222,13 @@ func (c *checker) returnsManagerErr(g *gates, fd *ast.FuncDecl) *ManagerErr {
 }
 
 // inOwnBody: n is not inside a function literal of fd.
-func (c *checker) inOwnBody(fd *ast.FuncDecl, n ast.Node) bool {
-	inLit := false
-	ast.Inspect(fd.Body, func(m ast.Node) bool {
-		if lit, ok := m.(*ast.FuncLit); ok && lit.Pos() <= n.Pos() && n.End() <= lit.End() {
-			inLit = true
+func inOwnBody(lits []*ast.FuncLit, n ast.Node) bool {
+	for _, lit := range lits {
+		if lit.Pos() <= n.Pos() && n.End() <= lit.End() {
+			return false
 		}
-		return !inLit
-	})
-	return !inLit
+	}
+	return true
 }
 
 // findSurvives records the elections whose loss this package swallows: a
@@ -227,6 +236,9 @@ func (c *checker) inOwnBody(fd *ast.FuncDecl, n ast.Node) bool {
 // and at most logs the error, then ends.
 func (c *checker) findSurvives(g *gates, files []*ast.File) map[string]string {
 	out := map[string]string{}
+	if !c.seesManager() {
+		return out
+	}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -324,4 +336,20 @@ func (c *checker) swallows(g *gates, fd *ast.FuncDecl, list []ast.Stmt) (string,
 		}
 	}
 	return "", "", false
+}
+
+// seesManager: the package imports controller-runtime, or a dependency
+// exports a ManagerErr fact; elsewhere no manager error can be in sight.
+func (c *checker) seesManager() bool {
+	for _, imp := range c.p.Pkg.Imports() {
+		if strings.HasPrefix(imp.Path(), crPrefix) {
+			return true
+		}
+	}
+	for _, f := range c.p.AllObjectFacts() {
+		if _, ok := f.Fact.(*ManagerErr); ok {
+			return true
+		}
+	}
+	return false
 }
