@@ -353,3 +353,15 @@ func (c *checker) seesManager() bool {
 	}
 	return false
 }
+
+// deployedFiles are the files the rules read, without _test.go files even
+// when the configuration reads tests.
+func (c *checker) deployedFiles() []*ast.File {
+	var out []*ast.File
+	for _, f := range c.p.Files() {
+		if !strings.HasSuffix(c.p.Fset.File(f.Pos()).Name(), "_test.go") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
