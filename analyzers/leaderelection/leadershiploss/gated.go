@@ -476,19 +476,27 @@ func (c *checker) anchor(files []*ast.File, inReport map[*ast.File]bool, fn *typ
 	return nil
 }
 
-// exportGates publishes what this package found.
-func (c *checker) exportGates(g *gates, elected []ElectedField, survives map[string]string, found map[*types.Func][]Gate, reported []string) {
-	if len(elected) > 0 {
-		c.p.ExportPackageFact(&ElectedFields{Fields: elected})
+// exportGates publishes what this package found. The package facts carry
+// what was imported too: go vet hands a package only its direct imports'
+// package facts, and the three parts of gated work may be several import
+// edges apart.
+func (c *checker) exportGates(g *gates, found map[*types.Func][]Gate) {
+	if len(g.elected) > 0 {
+		f := &ElectedFields{}
+		for _, e := range g.elected {
+			f.Fields = append(f.Fields, e)
+		}
+		sort.Slice(f.Fields, func(i, j int) bool { return f.Fields[i].Key < f.Fields[j].Key })
+		c.p.ExportPackageFact(f)
 	}
-	if len(survives) > 0 {
+	if len(g.survives) > 0 {
 		f := &LossSurvives{}
-		for h := range survives {
+		for h := range g.survives {
 			f.Holders = append(f.Holders, h)
 		}
 		slices.Sort(f.Holders)
 		for _, h := range f.Holders {
-			f.At = append(f.At, survives[h])
+			f.At = append(f.At, g.survives[h])
 		}
 		c.p.ExportPackageFact(f)
 	}
@@ -502,8 +510,13 @@ func (c *checker) exportGates(g *gates, elected []ElectedField, survives map[str
 			c.p.ExportObjectFact(fn, m)
 		}
 	}
-	if len(reported) > 0 {
-		c.p.ExportPackageFact(&GatesReported{At: reported})
+	if len(g.reported) > 0 {
+		f := &GatesReported{}
+		for at := range g.reported {
+			f.At = append(f.At, at)
+		}
+		slices.Sort(f.At)
+		c.p.ExportPackageFact(f)
 	}
 }
 

@@ -76,7 +76,7 @@ func run(p *rule.Pass) error {
 	// packages that know nothing of elections, so this runs everywhere
 	g := newGates()
 	c.importGates(g)
-	elected := c.findElected(g, files)
+	c.findElected(g, files)
 	c.findManagerErr(g, files)
 	// a test that runs the manager and drops its error is not the
 	// deployed process: only the files the rules read say how it survives
@@ -86,11 +86,10 @@ func run(p *rule.Pass) error {
 	}
 	gated := c.findGates(g, files)
 	finish := func() error {
-		var reported []string
 		if !p.FactsOnly() {
-			reported = c.joinGates(g, files)
+			c.joinGates(g, files)
 		}
-		c.exportGates(g, elected, survives, gated, reported)
+		c.exportGates(g, gated)
 		return nil
 	}
 
@@ -108,10 +107,7 @@ func run(p *rule.Pass) error {
 		}
 	}
 	for _, s := range c.sites(files) {
-		if e := c.electedFromCallbacks(g, s); e != nil {
-			elected = append(elected, *e)
-			survives[e.Holder] = g.survives[e.Holder]
-		}
+		c.electedFromCallbacks(g, s)
 	}
 	for fn, f := range c.local {
 		if fn.Pkg() == p.Pkg {

@@ -1,4 +1,4 @@
-package cmd // want package:"reported: le4001/gated/runner/runner.go:31, le4001/gated/runner/runner.go:29"
+package cmd // want package:"elected fields: le4001/gated/config.Server.Elected closed after \\(manager.Manager\\).Elected\\(\\)" package:"leadership loss only logged for le4001/gated/provider" package:"reported: le4001/gated/runner/runner.go:29, le4001/gated/runner/runner.go:31"
 
 import (
 	"context"

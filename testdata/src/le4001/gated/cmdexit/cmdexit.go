@@ -1,6 +1,7 @@
+package cmdexit // want package:"elected fields: le4001/gated/config.Server.Elected closed after \\(manager.Manager\\).Elected\\(\\)"
+
 // Package cmdexit wires the same runner, but the provider's failure ends
 // the process: no report.
-package cmdexit
 
 import (
 	"context"

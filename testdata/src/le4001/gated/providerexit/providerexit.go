@@ -1,6 +1,7 @@
+package providerexit // want package:"elected fields: le4001/gated/config.Server.Elected closed after \\(manager.Manager\\).Elected\\(\\)"
+
 // Package providerexit starts the provider like providerrunner but ends the
 // process when the provider fails: losing the lease stops everything.
-package providerexit
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package providerrunner // want package:"leadership loss only logged for le4001/gated/provider"
+package providerrunner // want package:"elected fields: le4001/gated/config.Server.Elected closed after \\(manager.Manager\\).Elected\\(\\)" package:"leadership loss only logged for le4001/gated/provider"
 
 import (
 	"context"
