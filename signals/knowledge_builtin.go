@@ -457,6 +457,7 @@ var builtinKnowledge = &Knowledge{
 		{Pkg: "sigs.k8s.io/controller-runtime/pkg/manager", Recv: "Options", Name: "RenewDeadline", Kind: "timing-renew", Args: map[string]int{"default_ms": 10000}},
 		{Pkg: "sigs.k8s.io/controller-runtime/pkg/manager", Recv: "Options", Name: "RetryPeriod", Kind: "timing-retry", Args: map[string]int{"default_ms": 2000}},
 		{Pkg: "sigs.k8s.io/controller-runtime/pkg/manager", Recv: "Options", Name: "LeaderElection", Kind: "timing-enable"},
+		{Pkg: "sigs.k8s.io/controller-runtime/pkg/manager", Recv: "Manager", Name: "Elected", Kind: "elected-signal"},
 		{Pkg: "k8s.io/client-go/tools/leaderelection", Name: "JitterFactor", Kind: "timing-jitter", Note: "1.2: NewLeaderElector rejects RenewDeadline <= JitterFactor*RetryPeriod"},
 		{Pkg: "go.etcd.io/etcd/client/v3/concurrency", Recv: "Session", Name: "Done", Kind: "lost-signal"},
 		{Pkg: "go.etcd.io/etcd/client/v3/concurrency", Recv: "Session", Name: "Ctx", Kind: "lost-signal"},

@@ -70,7 +70,23 @@
 //     Done() or Ctx() and is not handed to other code;
 //   - IsLeader() checked once before a long-running loop (for {}, a range
 //     over a channel, or a scheduler loop such as wait.Forever) that never
-//     checks it again nor observes a context.
+//     checks it again nor observes a context;
+//   - work started after a "became leader" signal on a context the election
+//     does not cancel, when the process outlives the loss: the signal is
+//     controller-runtime's Manager.Elected() (closed once, never reset), or
+//     a struct field of type chan struct{} closed after it or in an
+//     OnStartedLeading callback whose OnStoppedLeading only logs; the work
+//     (a go statement or a Run/Start call, also in closures it calls) runs
+//     on context.Background() or on a context of the enclosing function,
+//     which is not a Runnable's Start (the manager cancels those); and the
+//     loss is swallowed: a goroutine runs the manager's Start, or a function
+//     that returns its error, and at most logs it. A manager whose error
+//     reaches an exit, a return or anything unknown gives no report. The
+//     three parts may sit in packages that do not import one another: the
+//     ElectedFields and LossSurvives package facts and the Gates and
+//     ManagerErr object facts carry them, and the first package that sees
+//     all three reports (local work at its call; imported work, once per
+//     function, where this package builds or calls what starts it).
 //
 // For example, this is reported at controller.Run:
 //

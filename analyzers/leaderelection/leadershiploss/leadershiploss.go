@@ -20,7 +20,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported)},
 	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
@@ -66,9 +66,6 @@ func run(p *rule.Pass) error {
 		renews:     map[*types.Func]bool{},
 		renewVia:   map[*types.Func]string{},
 	}
-	if !p.ImportsKnown() && !c.importsForwarder() {
-		return nil
-	}
 	files := p.Pass.Files // facts must be exported for every file
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -78,6 +75,30 @@ func run(p *rule.Pass) error {
 				}
 			}
 		}
+	}
+	// work gated on an election signal (gated.go): its parts may be in
+	// packages that know nothing of elections, so this runs everywhere
+	g := newGates()
+	c.importGates(g)
+	c.findElected(g, files)
+	c.findManagerErr(g, files)
+	// a test that runs the manager and drops its error is not the
+	// deployed process: only the files the rules read say how it survives
+	survives := c.findSurvives(g, c.deployedFiles())
+	for h, at := range survives {
+		g.survives[h] = at
+	}
+	gated := c.findGates(g, files)
+	finish := func() error {
+		if !p.FactsOnly() {
+			c.joinGates(g, files)
+		}
+		c.exportGates(g, gated)
+		return nil
+	}
+
+	if !p.ImportsKnown() && !c.importsForwarder() {
+		return finish()
 	}
 	c.indexFields(files)
 	c.findRenewers()
@@ -89,13 +110,16 @@ func run(p *rule.Pass) error {
 			break
 		}
 	}
+	for _, s := range c.sites(files) {
+		c.electedFromCallbacks(g, s)
+	}
 	for fn, f := range c.local {
 		if fn.Pkg() == p.Pkg {
 			p.ExportObjectFact(fn, f)
 		}
 	}
 	if p.FactsOnly() {
-		return nil // disabled here: the facts above are all importers need
+		return finish() // disabled here: the facts are all importers need
 	}
 
 	reportFiles := p.Files()
@@ -104,7 +128,7 @@ func run(p *rule.Pass) error {
 	}
 	c.checkLocks(reportFiles)
 	c.checkRenewLoops(reportFiles)
-	return nil
+	return finish()
 }
 
 func (c *checker) callee(call *ast.CallExpr) *types.Func {
