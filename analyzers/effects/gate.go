@@ -143,15 +143,8 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 	var use gateUse
 	noRowsChecked := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		if use.returned {
+		if use.checked {
 			return false
-		}
-		if _, isReturn := n.(*ast.ReturnStmt); use.checked && !isReturn && n != nil {
-			// checked already: read on only for a return of the
-			// answer (if m != nil { return m, nil }), which makes the
-			// caller's check decide
-			_, isLit := n.(*ast.FuncLit)
-			return !isLit
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -194,91 +187,6 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		return true
 	})
 	use.checked = use.checked || noRowsChecked
-	if !use.checked {
-		use = r.gateThroughClosure(call, body, tainted)
-	}
-	return use
-}
-
-// gateThroughClosure: the claim runs in a function literal handed to a
-// call that runs it in place (a transaction helper: InTx(db, func(tx
-// *sql.Tx) error { m, err = q.claimTx(ctx, tx); return err })), and its
-// answer is assigned to a variable of the enclosing function, which
-// returns it: the caller's check then decides, as for a claim returned
-// directly. Only returns after the literal count, and only of variables
-// declared in the enclosing function outside the literal.
-func (r *Result) gateThroughClosure(call *ast.CallExpr, litBody *ast.BlockStmt, tainted map[types.Object]bool) gateUse {
-	var lit *ast.FuncLit
-	var outer *ast.BlockStmt
-	for _, f := range r.pass.Files {
-		if f.FileStart > call.Pos() || call.End() > f.FileEnd {
-			continue
-		}
-		path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
-		for i, p := range path {
-			if l, ok := p.(*ast.FuncLit); ok && l.Body == litBody {
-				// the literal must be an argument of a call (run in
-				// place), not started with go or defer, nor stored
-				if i+1 >= len(path) {
-					return gateUse{}
-				}
-				c, ok := path[i+1].(*ast.CallExpr)
-				if !ok || ast.Unparen(c.Fun) == l {
-					return gateUse{}
-				}
-				if i+2 < len(path) {
-					switch path[i+2].(type) {
-					case *ast.GoStmt, *ast.DeferStmt:
-						return gateUse{}
-					}
-				}
-				lit = l
-				for _, q := range path[i+1:] {
-					switch q := q.(type) {
-					case *ast.FuncLit:
-						outer = q.Body
-					case *ast.FuncDecl:
-						outer = q.Body
-					}
-					if outer != nil {
-						break
-					}
-				}
-			}
-		}
-	}
-	if lit == nil || outer == nil {
-		return gateUse{}
-	}
-	captured := map[types.Object]bool{}
-	for obj := range tainted {
-		if v, ok := obj.(*types.Var); ok && !v.IsField() && outer.Pos() <= v.Pos() && v.Pos() < outer.End() &&
-			(v.Pos() < lit.Pos() || v.Pos() >= lit.End()) {
-			captured[obj] = true
-		}
-	}
-	if len(captured) == 0 {
-		return gateUse{}
-	}
-	info := r.pass.TypesInfo
-	var use gateUse
-	ast.Inspect(outer, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			if n.Pos() < lit.End() {
-				return true
-			}
-			for _, res := range n.Results {
-				id, ok := ast.Unparen(res).(*ast.Ident)
-				if ok && captured[info.ObjectOf(id)] && !isError(info.TypeOf(res)) {
-					use.checked, use.returned = true, true
-				}
-			}
-		}
-		return !use.checked
-	})
 	return use
 }
 
