@@ -256,12 +256,53 @@ func (t *itemTracer) call(in ssa.CallInstruction, v ssa.Value) {
 	}
 	// rows.Scan(&id, &body), json.Unmarshal(data, &msg): what the callee
 	// fills in is the item's
+	if !fillsArgs(fn.Name()) {
+		return
+	}
 	for _, a := range common.Args {
-		if a == v {
+		if a != v {
+			t.fills(a)
+		}
+	}
+}
+
+// fillsArgs: calls that decode their input into their pointer arguments.
+func fillsArgs(name string) bool {
+	for _, p := range []string{"Scan", "Unmarshal", "Decode"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// fills marks what an argument lets the callee fill in: a pointer, or the
+// pointers packed into a variadic ...any (rows.Scan(&id, &body)).
+func (t *itemTracer) fills(a ssa.Value) {
+	if mi, ok := a.(*ssa.MakeInterface); ok {
+		a = mi.X
+	}
+	if _, ok := a.Type().Underlying().(*types.Pointer); ok {
+		t.addRoot(a)
+		return
+	}
+	sl, ok := a.(*ssa.Slice)
+	if !ok {
+		return
+	}
+	arr, ok := sl.X.(*ssa.Alloc)
+	if !ok || arr.Referrers() == nil {
+		return
+	}
+	for _, ref := range *arr.Referrers() {
+		ia, ok := ref.(*ssa.IndexAddr)
+		if !ok || ia.Referrers() == nil {
 			continue
 		}
-		if _, ok := a.Type().Underlying().(*types.Pointer); ok {
-			t.addRoot(a)
+		for _, r := range *ia.Referrers() {
+			if st, ok := r.(*ssa.Store); ok && st.Addr == ia {
+				t.fills(st.Val)
+			}
 		}
 	}
 }
