@@ -89,6 +89,7 @@ func (c *checker) checkClaims() {
 	calls := c.kbCalls()
 	claims := c.streamClaims(calls)
 	claims = append(claims, c.sqlClaims(calls)...)
+	claims = append(claims, c.visibilityClaims(calls)...)
 	for _, q := range claims {
 		if q.renewed || len(q.takeovers) == 0 {
 			continue
