@@ -2,7 +2,9 @@ package lockrenewal
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +49,7 @@ type takeover struct {
 	// refreshIfKeyed: when the claimed item reaches it (its ID), the call
 	// is the holder refreshing its own claim (XCLAIM to itself)
 	refreshIfKeyed bool
+	args           *ast.CompositeLit // a stream takeover's XClaimArgs
 }
 
 // kbCall is a call the knowledge base's locks section names, with the
@@ -242,7 +245,7 @@ func (c *checker) streamClaims(calls []kbCall) []*queueClaim {
 			case d == 0 && k.api.Kind == "stream-claim":
 				renewals = append(renewals, k.call)
 			case d > 0:
-				takeovers = append(takeovers, takeover{node: k.call, expiry: d, expiryOf: how,
+				takeovers = append(takeovers, takeover{node: k.call, args: c.argsLiteral(k), expiry: d, expiryOf: how,
 					what:           lockfacts.ExprText(k.call.Fun) + " of entries idle longer than that",
 					refreshIfKeyed: k.api.Kind == "stream-claim"})
 			}
@@ -265,10 +268,26 @@ func (c *checker) streamClaims(calls []kbCall) []*queueClaim {
 	}
 	var out []*queueClaim
 	for _, r := range reads {
+		lit := c.argsLiteral(r)
+		if c.trueField(lit, "NoAck") {
+			continue // NOACK: the entry is never pending, nothing to take over
+		}
+		if lit == nil {
+			continue
+		}
+		var mine []takeover
+		for _, to := range takeovers {
+			if sameGroup(c.groupOf(lit), c.groupOf(to.args)) {
+				mine = append(mine, to)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
 		out = append(out, &queueClaim{
 			call:      r.call,
 			what:      lockfacts.ExprText(r.call.Fun) + " (a consumer-group read: the entry stays pending for this consumer)",
-			takeovers: takeovers,
+			takeovers: mine,
 			fix: func(d time.Duration) string {
 				return "refresh the entry's idle time while handling it (XClaim of its ID to this consumer with MinIdle 0, from a goroutine every " +
 					lockfacts.FmtDuration((d / 3).Truncate(time.Second)) + ")"
@@ -281,15 +300,63 @@ func (c *checker) streamClaims(calls []kbCall) []*queueClaim {
 	return out
 }
 
+// argsLiteral is the argument struct literal of a stream command.
+func (c *checker) argsLiteral(k kbCall) *ast.CompositeLit {
+	i, ok := k.api.Arg("args")
+	if !ok || i >= len(k.call.Args) {
+		return nil
+	}
+	return lockfacts.ResolveLiteral(c.info, k.decl.Body, k.call.Args[i], k.call.Pos())
+}
+
+// groupOf is the consumer group a stream command's arguments name when it
+// is a constant (quoted), or "".
+func (c *checker) groupOf(lit *ast.CompositeLit) string {
+	if lit == nil {
+		return ""
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Group" {
+			if s, ok := lockfacts.StringConst(c.info, kv.Value); ok {
+				return strconv.Quote(s)
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// trueField: the literal sets the boolean field name to constant true.
+func (c *checker) trueField(lit *ast.CompositeLit, name string) bool {
+	if lit == nil {
+		return false
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == name {
+				tv := c.info.Types[kv.Value]
+				return tv.Value != nil && tv.Value.Kind() == constant.Bool && constant.BoolVal(tv.Value)
+			}
+		}
+	}
+	return false
+}
+
+// sameGroup: two commands may name the same group unless both name
+// different constants.
+func sameGroup(a, b string) bool {
+	return a == "" || b == "" || a == b
+}
+
 // minIdle reads the MinIdle of an XClaim/XAutoClaim's argument struct: a
 // constant, or a field whose every assignment in the package is a constant
 // (a configuration default).
 func (c *checker) minIdle(k kbCall) (time.Duration, string, bool) {
-	i, ok := k.api.Arg("args")
-	if !ok || i >= len(k.call.Args) {
-		return 0, "", false
-	}
-	lit := lockfacts.ResolveLiteral(c.info, k.decl.Body, k.call.Args[i], k.call.Pos())
+	lit := c.argsLiteral(k)
 	if lit == nil {
 		return 0, "", false
 	}

@@ -110,3 +110,22 @@ func (c *Consumer) logsOnly(ctx context.Context, stream string, logf func(string
 	}
 	c.rdb.XAck(ctx, stream, c.opts.Group, res[0].Messages[0].ID)
 }
+
+// noAck reads with NOACK: the entry is acknowledged on delivery and never
+// pending, so the takeover cannot take it.
+func (c *Consumer) noAck(ctx context.Context, stream string) error {
+	res, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: c.opts.Group, Consumer: c.opts.Name, Streams: []string{stream, ">"}, NoAck: true}).Result()
+	if err != nil {
+		return err
+	}
+	return c.handle(ctx, res[0].Messages[0])
+}
+
+// withAck: the twin of noAck that leaves the entry pending.
+func (c *Consumer) withAck(ctx context.Context, stream string) error {
+	res, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: c.opts.Group, Consumer: c.opts.Name, Streams: []string{stream, ">"}, NoAck: false}).Result() // want `XReadGroup .*the callback handle called with it`
+	if err != nil {
+		return err
+	}
+	return c.handle(ctx, res[0].Messages[0])
+}
