@@ -390,6 +390,11 @@ func (c *checker) fieldDefault(e ast.Expr) (time.Duration, string, bool) {
 	if !ok || !field.IsField() {
 		return 0, "", false
 	}
+	return c.fieldDefaultVar(field)
+}
+
+// fieldDefaultVar is fieldDefault for the field itself.
+func (c *checker) fieldDefaultVar(field *types.Var) (time.Duration, string, bool) {
 	var vals []time.Duration
 	var texts []string
 	known := true

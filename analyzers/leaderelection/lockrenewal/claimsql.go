@@ -29,6 +29,8 @@ var (
 		sqlNow + `\s*\+\s*(?:interval\s*'\s*(\d+)\s*([a-z]+)\s*'|'\s*(\d+)\s*([a-z]+)\s*'\s*::\s*interval|interval\s+(\d+)\s+([a-z]+))` +
 		`|date_add\(\s*` + sqlNow + `\s*,\s*interval\s+(\d+)\s+([a-z]+)\s*\))`)
 	sqlSetCol = regexp.MustCompile(`([\w."]+)\s*=\s*([^,]+)`)
+	// a lease column set from a statement argument: c = ? or c = $2
+	sqlSetParam = regexp.MustCompile(`([\w."]+)\s*=\s*(\?|\$\d+)`)
 )
 
 func (c *checker) sqlStatements(calls []kbCall) []sqlStmt {
@@ -126,6 +128,11 @@ func (c *checker) sqlClaims(calls []kbCall) []*queueClaim {
 		}
 		table, set := bareTable(m[1]), m[2]
 		col, d, ok := leaseSet(set)
+		expiryOf := "now() plus a constant interval in the statement"
+		if !ok {
+			// c = ? with the argument time.Now().Add(d), d a constant
+			col, d, expiryOf, ok = c.leaseParam(st, strings.Index(st.text, set), set)
+		}
 		if !ok {
 			continue
 		}
@@ -151,13 +158,13 @@ func (c *checker) sqlClaims(calls []kbCall) []*queueClaim {
 			if !mentionsTable(o.text, table) {
 				continue
 			}
-			if taker == nil && expiredPredicate(o.text, col) {
+			if taker == nil && (expiredPredicate(o.text, col) || c.expiredParam(*o, col)) {
 				taker = o
 			}
 			if j == i {
 				continue
 			}
-			if om := sqlUpdate.FindStringSubmatch(o.text); om != nil && bareTable(om[1]) == table && setsColumn(om[2], col) && !expiredPredicate(o.text, col) {
+			if om := sqlUpdate.FindStringSubmatch(o.text); om != nil && bareTable(om[1]) == table && setsColumn(om[2], col) && !expiredPredicate(o.text, col) && !c.expiredParam(*o, col) {
 				renewals = append(renewals, o.k.call)
 			}
 		}
@@ -167,7 +174,7 @@ func (c *checker) sqlClaims(calls []kbCall) []*queueClaim {
 		out = append(out, &queueClaim{
 			call: st.k.call,
 			what: "the UPDATE of " + table + "." + col,
-			takeovers: []takeover{{node: taker.k.call, expiry: d, expiryOf: "now() plus a constant interval in the statement",
+			takeovers: []takeover{{node: taker.k.call, expiry: d, expiryOf: expiryOf,
 				what: "the statement taking rows whose " + col + " has passed"}},
 			fix: func(d time.Duration) string {
 				return "extend " + col + " of the item's row while working (UPDATE " + table + " SET " + col + " = now() + ... WHERE its key and owner, from a goroutine every " +
