@@ -127,15 +127,6 @@ func (c *checker) sqlClaims(calls []kbCall) []*queueClaim {
 			continue
 		}
 		table, set := bareTable(m[1]), m[2]
-		col, d, ok := leaseSet(set)
-		expiryOf := "now() plus a constant interval in the statement"
-		if !ok {
-			// c = ? with the argument time.Now().Add(d), d a constant
-			col, d, expiryOf, ok = c.leaseParam(st, strings.Index(st.text, set), set)
-		}
-		if !ok {
-			continue
-		}
 		// the item: what the claim returns, or the row a SELECT of the
 		// same table picked before it in the same function
 		var seeds []*ast.CallExpr
@@ -149,6 +140,15 @@ func (c *checker) sqlClaims(calls []kbCall) []*queueClaim {
 			}
 		}
 		if len(seeds) == 0 {
+			continue // checked first: reading arguments in SSA costs a build
+		}
+		col, d, ok := leaseSet(set)
+		expiryOf := "now() plus a constant interval in the statement"
+		if !ok {
+			// c = ? with the argument time.Now().Add(d), d a constant
+			col, d, expiryOf, ok = c.leaseParam(st, strings.Index(st.text, set), set)
+		}
+		if !ok {
 			continue
 		}
 		var taker *sqlStmt
