@@ -37,9 +37,11 @@
 //     pending for this consumer, and the package's XClaim/XAutoClaim takes
 //     entries idle longer than its MinIdle (a constant, or a field every
 //     assignment of which is a constant: the configuration default);
-//   - SQL: UPDATE t SET c = now() + a constant interval that returns the
-//     row (RETURNING, or a SELECT ... FOR UPDATE of t before it), when a
-//     statement of the package takes rows whose c has passed (c < now());
+//   - SQL: UPDATE t SET c = now() + a constant interval (or c = ? with
+//     time.Now().Add(d) as its argument, d a constant or a field set from
+//     constants only) that returns the row (RETURNING, or a SELECT ... FOR
+//     UPDATE of t before it), when a statement of the package takes rows
+//     whose c has passed (c < now(), or c < ? with time.Now());
 //   - SQS: ReceiveMessage with a constant VisibilityTimeout (the queue
 //     delivers the message again once it passes).
 //
