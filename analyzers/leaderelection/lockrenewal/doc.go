@@ -29,6 +29,30 @@
 //     function (Lock, Acquire...) that takes such a lease and returns
 //     holding it when nothing in the package renews a lease.
 //
+// A queue's claim of an item is such a lock too: the item becomes claimable
+// by another consumer after a fixed time while the handler runs on it.
+// Reported at the claim, with Related at the takeover and at the work:
+//
+//   - Redis Streams: XReadGroup in a consumer group leaves the entry
+//     pending for this consumer, and the package's XClaim/XAutoClaim takes
+//     entries idle longer than its MinIdle (a constant, or a field every
+//     assignment of which is a constant: the configuration default);
+//   - SQL: UPDATE t SET c = now() + a constant interval (or c = ? with
+//     time.Now().Add(d) as its argument, d a constant or a field set from
+//     constants only) that returns the row (RETURNING, or a SELECT ... FOR
+//     UPDATE of t before it), when a statement of the package takes rows
+//     whose c has passed (c < now(), or c < ? with time.Now());
+//   - SQS: ReceiveMessage with a constant VisibilityTimeout (the queue
+//     delivers the message again once it passes).
+//
+// The work is found by following the claimed item in SSA to a channel
+// send, a callback or a Handle/Process/Run-like interface method called
+// with it. Silent when the claim is renewed (an XClaim with MinIdle 0, or
+// one reached by the item's own ID; an UPDATE of c keyed by anything but
+// constants; any ChangeMessageVisibility; a raw or scripted XCLAIM), when
+// the work gets a context whose constant WithTimeout is below the expiry,
+// when the expiry cannot be read, and when nothing takes the item over.
+//
 // The lock is held from the acquire (or, for an acquire retried in an
 // endless loop until it breaks out, from the end of that loop) to the first
 // release that is not deferred, or the end of the function; the acquire's

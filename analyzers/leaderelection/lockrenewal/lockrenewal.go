@@ -29,6 +29,7 @@ type checker struct {
 	bounded map[types.Object]bool
 	decls   map[*types.Func]*ast.FuncDecl // the package's functions
 	depth   int                           // calls followed by unbounded
+	ssa     *claimSSA                     // built for queue claims only
 }
 
 func run(p *rule.Pass) error {
@@ -51,6 +52,7 @@ func run(p *rule.Pass) error {
 			c.check(f, op)
 		}
 	}
+	c.checkClaims()
 	return nil
 }
 

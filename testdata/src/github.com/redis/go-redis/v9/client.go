@@ -116,6 +116,7 @@ type SetArgs struct {
 
 // Cmdable is the command set every client offers.
 type Cmdable interface {
+	StreamCmdable
 	Pipeline() Pipeliner
 	TxPipelined(ctx context.Context, fn func(Pipeliner) error) ([]Cmder, error)
 	Ping(ctx context.Context) *StatusCmd
