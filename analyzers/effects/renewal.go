@@ -54,3 +54,26 @@ func (r *Result) CallValue(call *ast.CallExpr) *ssa.Call {
 	}
 	return fl.values[list[0]]
 }
+
+// HeldRenewal is a renewal (the same reading as Renewal's: an UPDATE that
+// moves an expiry column, sqltext.ExtendsExpiry, and claims nothing)
+// whose WHERE clause names the row's holder (AND worker = ?): it matches
+// no row once another holder has taken the row over, so its affected-row
+// count, or its RETURNING answer, is the only news that the hold was lost.
+type HeldRenewal struct {
+	Holder    string // the WHERE column that names the holder ("worker")
+	Resource  string // "table activities", "" when the table is not constant
+	Returning bool   // the statement returns the rows it renewed
+	Where     string // file:line of the statement's call
+}
+
+// Held returns the holder-conditional renewal that call runs (the
+// statement's own call, or a helper's that it is handed to), nil when
+// there is none or the statement cannot be read.
+func (r *Result) Held(call *ast.CallExpr) *HeldRenewal {
+	if r.failure != "" || r.pass == nil {
+		return nil
+	}
+	ev, _ := r.callEvent(call)
+	return ev.Held
+}

@@ -71,3 +71,38 @@ func splitAssignments(s string) []string {
 	}
 	return append(parts, s[start:])
 }
+
+// holderKeyed: a WHERE comparison of an owner-like column with a bound
+// parameter (worker = ?, owner_id = $3): the statement touches the row
+// only while the caller holds it. Ambiguous names (instance_id, node_id:
+// often the item's own key) are left out.
+var holderKeyed = regexp.MustCompile(`(?:^|[^a-z0-9_.])(?:[a-z_][a-z0-9_]*\.)?"?(owner|owner_id|owner_name|holder|holder_id|locked_by|lock_owner|lease_holder|lease_owner|leader_id|worker|worker_id|worker_name|claimed_by|consumer)"?\s*=\s*(?:\?|\$\d+|:[a-z_]+|@[a-z_]+)`)
+
+// HolderColumn returns the owner-like column an UPDATE or DELETE compares
+// with a bound parameter in its WHERE clause ("worker" for WHERE id = ?
+// AND worker = ?), "" when there is none: the statement is conditional on
+// its caller holding the row, so zero affected rows means the hold is
+// gone.
+func HolderColumn(q string) string {
+	n := Normalize(q)
+	if !updateHead.MatchString(n) || strings.Contains(n, ";") {
+		return ""
+	}
+	loc := whereWord.FindStringIndex(n)
+	if loc == nil {
+		return ""
+	}
+	where := n[loc[1]:]
+	if r := returning.FindStringIndex(where); r != nil {
+		where = where[:r[0]]
+	}
+	if m := holderKeyed.FindStringSubmatch(where); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Returns reports whether the statement has a RETURNING clause.
+func Returns(q string) bool {
+	return returning.MatchString(Normalize(q))
+}

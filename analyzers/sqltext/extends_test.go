@@ -25,3 +25,21 @@ func TestExtendsExpiry(t *testing.T) {
 		}
 	}
 }
+
+func TestHolderColumn(t *testing.T) {
+	for q, want := range map[string]string{
+		`UPDATE activities SET locked_until = ? WHERE activity_id = ? AND worker = ?`:              "worker",
+		`UPDATE leases SET expires_at = now() + $1 WHERE name = $2 AND holder = $3 RETURNING name`: "holder",
+		`UPDATE t SET expires_at = $1 WHERE t.owner_id = $2`:                                       "owner_id",
+		`UPDATE activities SET locked_until = ? WHERE id = ?`:                                      "",
+		`UPDATE instances SET locked_until = ? WHERE instance_id = ? AND execution_id = ?`:         "",
+		`UPDATE t SET locked_until = ? WHERE id = ? RETURNING worker = ?`:                          "",
+		`UPDATE t SET worker = ? WHERE id = ?`:                                                     "",
+		`SELECT * FROM t WHERE worker = ?`:                                                         "",
+		`UPDATE t SET locked_until = ? WHERE id = ? AND other_worker = ?`:                          "",
+	} {
+		if got := HolderColumn(q); got != want {
+			t.Errorf("HolderColumn(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
