@@ -349,8 +349,8 @@ type Event struct {
 	// Renewal: the call extends the expiry of a row this replica holds
 	// (renewal.go); its write is no effect, being per-replica or claimed.
 	Renewal *Renewal
-	// Held: the call runs a renewal conditional on its holder
-	// (renewal.go), whoever the key names.
+	// Held: the call runs a renewal statement (renewal.go), whoever the
+	// key names.
 	Held *HeldRenewal
 }
 

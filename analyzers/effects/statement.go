@@ -60,8 +60,11 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 	// A renewal extends the expiry of a row: one this replica holds when
 	// it is keyed by the replica's identity or by what it claimed.
 	extends := st.Kind == sqltext.Update && !st.Claim && sqltext.ExtendsExpiry(text)
-	if holder := sqltext.HolderColumn(text); extends && holder != "" && ev.Held == nil {
-		ev.Held = &HeldRenewal{Holder: holder, Resource: tableResource(st), Returning: sqltext.Returns(text), Where: r.where(at.Pos())}
+	if extends && ev.Held == nil {
+		ev.Held = &HeldRenewal{
+			Holder: sqltext.HolderColumn(text), SetsHolder: sqltext.SetsHolder(text), OnlyExpiry: sqltext.OnlyExpiry(text),
+			Resource: tableResource(st), Returning: sqltext.Returns(text), Where: r.where(at.Pos()),
+		}
 	}
 	if id := r.identityArg(at); id != "" {
 		if extends {

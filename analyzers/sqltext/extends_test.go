@@ -43,3 +43,27 @@ func TestHolderColumn(t *testing.T) {
 		}
 	}
 }
+
+func TestSetsHolderOnlyExpiry(t *testing.T) {
+	for q, want := range map[string]string{
+		`UPDATE activities SET locked_until = ?, worker = ? WHERE id = ?`:         "worker",
+		`UPDATE jobs SET locked_by = $1, lease_expires_at = $2 WHERE id = $3`:     "locked_by",
+		`UPDATE jobs SET locked_by = NULL, lease_expires_at = NULL WHERE id = $1`: "",
+		`UPDATE jobs SET locked_until = ? WHERE id = ? AND worker = ?`:            "",
+	} {
+		if got := SetsHolder(q); got != want {
+			t.Errorf("SetsHolder(%q) = %q, want %q", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{
+		`UPDATE jobs SET locked_until = ? WHERE id = ?`:                          true,
+		`UPDATE jobs SET locked_until = ?, updated_at = now() WHERE id = ?`:      true,
+		`UPDATE jobs SET locked_until = ?, attempts = attempts + 1 WHERE id = ?`: false,
+		`UPDATE jobs SET locked_until = ?, worker = ? WHERE id = ?`:              false,
+		`UPDATE jobs SET updated_at = now() WHERE id = ?`:                        false,
+	} {
+		if got := OnlyExpiry(q); got != want {
+			t.Errorf("OnlyExpiry(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

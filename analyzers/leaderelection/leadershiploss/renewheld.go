@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -31,9 +32,14 @@ import (
 // checkHeldRenewals reports both shapes in files.
 func (c *checker) checkHeldRenewals(files []*ast.File) {
 	eff, _ := c.p.ResultOf[effects.Analyzer].(*effects.Result)
+	type renewal struct {
+		call *ast.CallExpr
+		held *effects.HeldRenewal
+	}
+	var renewals []renewal
+	claims := map[string]*ast.CallExpr{} // table: the first statement that takes a row of it for a holder
+	var streamClaims []*lockfacts.Op
 	for _, f := range files {
-		var readers []*ast.CompositeLit // XReadGroupArgs literals, read on first use
-		readersRead := false
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -41,19 +47,51 @@ func (c *checker) checkHeldRenewals(files []*ast.File) {
 			}
 			if eff != nil {
 				if held := eff.Held(call); held != nil {
-					c.heldAnswerDropped(eff, call, held)
+					renewals = append(renewals, renewal{call, held})
+					if held.SetsHolder != "" && held.Resource != "" && claims[held.Resource] == nil {
+						claims[held.Resource] = call
+					}
 					return true
 				}
 			}
 			if op := lockfacts.Classify(c.info, c.p.KB, call); op != nil && op.Kind == lockfacts.StreamClaim {
-				if !readersRead {
-					readers, readersRead = c.groupReaders(files), true
-				}
-				c.retakingClaim(call, op, readers)
+				streamClaims = append(streamClaims, op)
 			}
 			return true
 		})
 	}
+	for _, r := range renewals {
+		switch {
+		case r.held.Holder != "":
+			c.heldAnswerDropped(eff, r.call, r.held)
+		case r.held.SetsHolder == "" && r.held.OnlyExpiry && claims[r.held.Resource] != nil:
+			c.renewsAnyHolder(r.call, r.held, claims[r.held.Resource])
+		}
+	}
+	if len(streamClaims) > 0 {
+		readers := c.groupReaders(files)
+		for _, op := range streamClaims {
+			c.retakingClaim(op.Call, op, readers)
+		}
+	}
+}
+
+// renewsAnyHolder reports a renewal keyed by the row alone (no holder in
+// its WHERE clause, nothing but the expiry set) of a table whose claim
+// writes a holder column: it extends whoever holds the row now.
+func (c *checker) renewsAnyHolder(call *ast.CallExpr, held *effects.HeldRenewal, claim *ast.CallExpr) {
+	if c.checked[call] {
+		return
+	}
+	c.checked[call] = true
+	name := "the call"
+	if fn := c.callee(call); fn != nil {
+		name = apiName(fn)
+	}
+	p := c.p.Fset.Position(claim.Pos())
+	c.p.Reportf(call, []analysis.RelatedInformation{rule.Related(claim, "the claim that writes the row's holder")},
+		"%s renews a row of %s keyed by the row alone, while the claim at %s:%d records its holder: a worker whose hold expired and was taken by another extends the new holder's hold and succeeds, so both hold it and a caller that stops the work when the renewal fails goes on; renew only where the holder column names this holder and return an error when no row was renewed",
+		name, strings.TrimPrefix(held.Resource, "table "), filepath.Base(p.Filename), p.Line)
 }
 
 // heldAnswerDropped reports a holder-conditional renewal whose answer (the
