@@ -16,6 +16,16 @@ import (
 // Warmer (Synced is closed by no election) with Runner, clientgo's
 // strictNode (OnStoppedLeading exits) with node, envtest (only a test drops
 // the manager's error) with single.
+//
+// The le4001/renewheld packages do the same for the renewals that cannot
+// report a lost hold (renewheld.go), each guard deleted once and seen to
+// fail: the answer used (extendCounted, extendReturning,
+// extendViaHelperCounted, extendOwn report without it), the holder in
+// WHERE (extendAnyHolder, countAttempt, the claim and retryLater), the
+// expiry moved (countAttempt), MinIdle zero (recoverIdle,
+// recoverConfigured), the group reader's consumer (reassign), only the
+// expiry set (retryLater), a claim of the same table (extendNote), the
+// renewal not writing the holder itself (anyholder's claim).
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
