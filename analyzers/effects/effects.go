@@ -349,6 +349,9 @@ type Event struct {
 	// Renewal: the call extends the expiry of a row this replica holds
 	// (renewal.go); its write is no effect, being per-replica or claimed.
 	Renewal *Renewal
+	// Held: the call runs a renewal statement (renewal.go), whoever the
+	// key names.
+	Held *HeldRenewal
 }
 
 // At returns where the event is: its call, or the node of a coordination

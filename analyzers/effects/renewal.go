@@ -54,3 +54,31 @@ func (r *Result) CallValue(call *ast.CallExpr) *ssa.Call {
 	}
 	return fl.values[list[0]]
 }
+
+// HeldRenewal is what a renewal statement says about the row's holder
+// (the same reading as Renewal's: an UPDATE that moves an expiry column,
+// sqltext.ExtendsExpiry, and claims nothing), whoever its key names. When
+// its WHERE clause names the holder (AND worker = ?) it matches no row
+// once another holder has taken the row over, so its affected-row count,
+// or its RETURNING answer, is the only news that the hold was lost. When
+// it does not, while the table's claim writes a holder column, it extends
+// whoever holds the row now.
+type HeldRenewal struct {
+	Holder     string // the WHERE column that names the holder ("worker"), "" when none
+	SetsHolder string // the holder column the SET list assigns (a claim's write), "" when none
+	OnlyExpiry bool   // the SET list moves the expiry and nothing else
+	Resource   string // "table activities", "" when the table is not constant
+	Returning  bool   // the statement returns the rows it renewed
+	Where      string // file:line of the statement's call
+}
+
+// Held returns what the renewal statement that call runs (the statement's
+// own call, or a helper's that it is handed to) says about the holder,
+// nil when call runs none or the statement cannot be read.
+func (r *Result) Held(call *ast.CallExpr) *HeldRenewal {
+	if r.failure != "" || r.pass == nil {
+		return nil
+	}
+	ev, _ := r.callEvent(call)
+	return ev.Held
+}

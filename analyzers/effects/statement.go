@@ -60,6 +60,12 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 	// A renewal extends the expiry of a row: one this replica holds when
 	// it is keyed by the replica's identity or by what it claimed.
 	extends := st.Kind == sqltext.Update && !st.Claim && sqltext.ExtendsExpiry(text)
+	if extends && ev.Held == nil {
+		ev.Held = &HeldRenewal{
+			Holder: sqltext.HolderColumn(text), SetsHolder: sqltext.SetsHolder(text), OnlyExpiry: sqltext.OnlyExpiry(text),
+			Resource: tableResource(st), Returning: sqltext.Returns(text), Where: r.where(at.Pos()),
+		}
+	}
 	if id := r.identityArg(at); id != "" {
 		if extends {
 			ev.Renewal = &Renewal{Key: "the instance's identity (" + id + ")", Resource: tableResource(st), Where: r.where(at.Pos())}

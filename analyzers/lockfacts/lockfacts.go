@@ -37,7 +37,10 @@ const (
 	SQL      Kind = "sql"      // a SQL statement; see Op.Stmt
 	Lease    Kind = "lease-acquire"
 	Break    Kind = "lease-break" // breaks the receiver's lease whoever holds it (no lease ID checked)
-	Other    Kind = ""
+	// StreamClaim moves pending stream entries to the Consumer of Opts[0]
+	// (an XClaimArgs) once idle MinIdle (XCLAIM).
+	StreamClaim Kind = "stream-claim"
+	Other       Kind = ""
 )
 
 // Op is one recognised lock operation.
@@ -180,6 +183,11 @@ func Classify(info *types.Info, kb *signals.Knowledge, call *ast.CallExpr) *Op {
 		}
 	case "lease-break":
 		op.Kind = Break
+	case "stream-claim":
+		op.Kind = StreamClaim
+		if a := arg("opts"); a != nil {
+			op.Opts = []ast.Expr{a}
+		}
 	case "lease-input":
 		op.Kind = Lease
 		if in := arg("input"); in != nil {

@@ -25,3 +25,45 @@ func TestExtendsExpiry(t *testing.T) {
 		}
 	}
 }
+
+func TestHolderColumn(t *testing.T) {
+	for q, want := range map[string]string{
+		`UPDATE activities SET locked_until = ? WHERE activity_id = ? AND worker = ?`:              "worker",
+		`UPDATE leases SET expires_at = now() + $1 WHERE name = $2 AND holder = $3 RETURNING name`: "holder",
+		`UPDATE t SET expires_at = $1 WHERE t.owner_id = $2`:                                       "owner_id",
+		`UPDATE activities SET locked_until = ? WHERE id = ?`:                                      "",
+		`UPDATE instances SET locked_until = ? WHERE instance_id = ? AND execution_id = ?`:         "",
+		`UPDATE t SET locked_until = ? WHERE id = ? RETURNING worker = ?`:                          "",
+		`UPDATE t SET worker = ? WHERE id = ?`:                                                     "",
+		`SELECT * FROM t WHERE worker = ?`:                                                         "",
+		`UPDATE t SET locked_until = ? WHERE id = ? AND other_worker = ?`:                          "",
+	} {
+		if got := HolderColumn(q); got != want {
+			t.Errorf("HolderColumn(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestSetsHolderOnlyExpiry(t *testing.T) {
+	for q, want := range map[string]string{
+		`UPDATE activities SET locked_until = ?, worker = ? WHERE id = ?`:         "worker",
+		`UPDATE jobs SET locked_by = $1, lease_expires_at = $2 WHERE id = $3`:     "locked_by",
+		`UPDATE jobs SET locked_by = NULL, lease_expires_at = NULL WHERE id = $1`: "",
+		`UPDATE jobs SET locked_until = ? WHERE id = ? AND worker = ?`:            "",
+	} {
+		if got := SetsHolder(q); got != want {
+			t.Errorf("SetsHolder(%q) = %q, want %q", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{
+		`UPDATE jobs SET locked_until = ? WHERE id = ?`:                          true,
+		`UPDATE jobs SET locked_until = ?, updated_at = now() WHERE id = ?`:      true,
+		`UPDATE jobs SET locked_until = ?, attempts = attempts + 1 WHERE id = ?`: false,
+		`UPDATE jobs SET locked_until = ?, worker = ? WHERE id = ?`:              false,
+		`UPDATE jobs SET updated_at = now() WHERE id = ?`:                        false,
+	} {
+		if got := OnlyExpiry(q); got != want {
+			t.Errorf("OnlyExpiry(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

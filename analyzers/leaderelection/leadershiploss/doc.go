@@ -64,6 +64,24 @@
 //     known lock libraries (checked as above) and electors (client-go,
 //     etcd concurrency, this project's elector), for a Redis key nothing
 //     here acquires, and for a script whose text is out of sight;
+//   - a renewal that cannot tell its caller the hold was lost, so that a
+//     caller that stops the work when the renewal fails never does
+//     (renewheld.go): an UPDATE that moves an expiry column (the reading of
+//     the loop check above) conditional on the holder (WHERE ... AND
+//     worker = ?) whose answer (the sql.Result, a command tag, the
+//     RETURNING rows, directly or through a helper returning them) is
+//     never used; the same renewal keyed by the row alone, setting only
+//     the expiry, of a table whose claim writes a holder column (SET
+//     locked_until = ?, worker = ?); and a Redis Streams XCLAIM (or
+//     XClaimJustID) with MinIdle 0 to the consumer the package reads its
+//     group as (the same field, variable or constant as an XReadGroupArgs'
+//     Consumer): it takes the entry back whoever holds it. Reported at the
+//     statement's or the XCLAIM's call. Silent when the answer is used in
+//     any way (RowsAffected read, a row scanned), when the statement is out
+//     of sight or no expiry moves, when the helper returns only an error,
+//     when MinIdle is above zero or not constant (a takeover of idle
+//     entries), when the consumer is another, and for a renewal done in a
+//     script (its owner check is not read);
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through

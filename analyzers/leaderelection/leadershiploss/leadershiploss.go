@@ -128,6 +128,7 @@ func run(p *rule.Pass) error {
 	}
 	c.checkLocks(reportFiles)
 	c.checkRenewLoops(reportFiles)
+	c.checkHeldRenewals(reportFiles)
 	return finish()
 }
 

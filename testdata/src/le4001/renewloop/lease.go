@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// renewLease moves the expiry of the lease row this holder owns.
+// renewLease moves the expiry of the lease row this holder owns. It also
+// never reads the affected-row count (renewheld.go's shape).
 func renewLease(ctx context.Context, db *sql.DB, name, holder string, ttl time.Duration) error {
-	_, err := db.ExecContext(ctx, `UPDATE app_leases SET expires_at = now() + $1 * interval '1 second' WHERE name = $2 AND holder = $3`,
+	_, err := db.ExecContext(ctx, `UPDATE app_leases SET expires_at = now() + $1 * interval '1 second' WHERE name = $2 AND holder = $3`, // want `\(sql.DB\).ExecContext renews a row of table app_leases only while its holder column names this holder, and its affected-row count \(RowsAffected\) is never read`
 		int64(ttl/time.Second), name, holder)
 	return err
 }

@@ -152,6 +152,10 @@ type Cmdable interface {
 	EvalRO(ctx context.Context, script string, keys []string, args ...interface{}) *Cmd
 	ScriptExists(ctx context.Context, hashes ...string) *BoolSliceCmd
 	ScriptLoad(ctx context.Context, script string) *StringCmd
+	XReadGroup(ctx context.Context, a *XReadGroupArgs) *XStreamSliceCmd
+	XClaim(ctx context.Context, a *XClaimArgs) *XMessageSliceCmd
+	XClaimJustID(ctx context.Context, a *XClaimArgs) *StringSliceCmd
+	XAck(ctx context.Context, stream, group string, ids ...string) *IntCmd
 }
 
 type BoolSliceCmd struct {

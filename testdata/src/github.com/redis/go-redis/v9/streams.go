@@ -103,6 +103,7 @@ type StringSliceCmd struct {
 	val []string
 }
 
+func (cmd *StringSliceCmd) Val() []string             { return cmd.val }
 func (cmd *StringSliceCmd) Result() ([]string, error) { return cmd.val, cmd.err }
 
 type XAutoClaimCmd struct {
