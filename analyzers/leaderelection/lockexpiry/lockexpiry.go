@@ -7,11 +7,12 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3001.
-var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run})
+var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer}})
 
 const crash = "if the holder crashes or is killed while it holds the lock, the key stays forever and no replica ever runs the guarded work again"
 
@@ -84,8 +85,7 @@ func run(p *rule.Pass) error {
 		}
 		etcdTxn(p, info, f)
 	}
-	projectLocks(p)
-	return nil
+	return projectLocks(p)
 }
 
 // lockRowNoExpiry: constant SQL that takes a row of a table named like a

@@ -4,6 +4,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
@@ -12,10 +13,14 @@ import (
 // deleted by the Unlock-like function of the same type) when nothing on
 // those rows mentions an expiry: not the insert, not the model's columns,
 // no renewal or stale-row cleanup in the package.
-func projectLocks(p *rule.Pass) {
+func projectLocks(p *rule.Pass) error {
+	locks, err := projectlocks.Of(p)
+	if err != nil {
+		return err
+	}
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
-	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
+	for _, l := range locks {
 		if l.Expiry || seen[l.Insert] {
 			continue
 		}
@@ -31,6 +36,7 @@ func projectLocks(p *rule.Pass) {
 				"or use the elector's Postgres store",
 			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Table, funcLabel(l.Recv, l.Release.Name.Name))
 	}
+	return nil
 }
 
 func funcLabel(recv, name string) string {
