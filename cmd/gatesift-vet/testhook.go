@@ -21,6 +21,7 @@ func init() {
 		Run: func(p *rule.Pass) error {
 			if p.Pkg.Name() == "boom" {
 				var m map[string]int
+				//lint:ignore SA5000 the panic is the point of this rule
 				m["boom"]++ // a real runtime panic, not a panic(string)
 			}
 			return nil
