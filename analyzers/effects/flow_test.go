@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -70,3 +71,58 @@ func f() {
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// The package's init is built without the initializers of constant tables,
+// which flow records nothing of, and with every other one: a struct
+// literal's field stores, a call, a variable named like an identity (whose
+// name decides when no store is in sight).
+func TestWithoutConstantTables(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", `package p
+const base = 10
+var table = [...]int16{1, 2, base + 3}
+var names = []string{"a", "b"}
+var byName = map[string][2]int{"a": {1, 2}, "b": {3, base}}
+var sparse = [8]string{3: "x"}
+var hostname = []string{"h"}
+var rows = []struct{ q string }{{"SELECT 1"}}
+var ptrs = []*[2]int{{1, 2}}
+var computed = []int{f()}
+var mixed = []any{1, v}
+var v = 1
+func f() int { return 1 }
+`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
+		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{}, Scopes: map[ast.Node]*types.Scope{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{}, FileVersions: map[*ast.File]string{},
+	}
+	pkg, err := new(types.Config).Check("p", fset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, init := range withoutConstantTables(info).InitOrder {
+		kept = append(kept, init.Lhs[0].Name())
+	}
+	if got, want := strings.Join(kept, " "), "hostname rows ptrs computed v mixed"; got != want {
+		t.Errorf("initializers built: %s, want %s", got, want)
+	}
+	if len(info.InitOrder) != 10 {
+		t.Errorf("the pass's own InitOrder was changed: %d entries", len(info.InitOrder))
+	}
+	// The struct table's store into its field is still recorded.
+	r := &Result{pass: &analysis.Pass{Fset: fset, Pkg: pkg, Files: []*ast.File{f}, TypesInfo: info}}
+	stored := false
+	for k, vals := range r.flow().stores {
+		if fv, ok := k.(*types.Var); ok && fv.Name() == "q" && len(vals) == 1 {
+			stored = true
+		}
+	}
+	if !stored {
+		t.Error("the store into field q of rows is not recorded")
+	}
+}

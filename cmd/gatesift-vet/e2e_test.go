@@ -486,3 +486,38 @@ func TestPanickingRule(t *testing.T) {
 		t.Errorf("no tool notification for the panic:\n%s", data)
 	}
 }
+
+// The test-hook binary speaks go vet's protocol too: -flags lists each
+// analyzer once (the panicker borrowed staticleader's name and made
+// unitchecker panic with "flag redefined"), and under go vet the panic is
+// still an internal-error finding while the other package is analyzed.
+func TestPanickingRuleUnderGoVet(t *testing.T) {
+	t.Parallel()
+	bin := binary(t, "gatesift_testhook")
+	dir := writeModule(t, map[string]string{
+		"main.go":      chargeGo,
+		"boom/boom.go": "package boom\n\nfunc F() {}\n",
+	})
+	r := execIn(t, dir, bin, "-flags")
+	if r.code != exitOK {
+		t.Fatalf("-flags: want exit 0; %v", r)
+	}
+	var flags []struct{ Name string }
+	if err := json.Unmarshal([]byte(r.stdout), &flags); err != nil {
+		t.Fatalf("-flags: %v; %v", err, r)
+	}
+	seen := map[string]bool{}
+	for _, f := range flags {
+		if seen[f.Name] {
+			t.Errorf("-flags lists %q twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	r = execIn(t, dir, "go", "vet", "-vettool="+bin, "./...")
+	if !regexp.MustCompile(`(?m)boom/boom\.go:1:9: internal error: rule LE\d{4} .*panicked on package example\.com/x/boom: .*nil map`).MatchString(r.stderr) {
+		t.Errorf("go vet: no internal-error finding for package boom; %v", r)
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(chargePos) + `: time\.Tick runs loop body on every replica`).MatchString(r.stderr) {
+		t.Errorf("go vet: the other package's finding is lost; %v", r)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
@@ -13,10 +14,14 @@ import (
 // (lockfacts.ProjectLocks) that deletes the row by its key alone: no owner
 // or token predicate, no expiry condition, and no read of the owner before
 // it (a check in two steps, not this message's case).
-func projectLocks(p *rule.Pass) {
+func projectLocks(p *rule.Pass) error {
+	locks, err := projectlocks.Of(p)
+	if err != nil {
+		return err
+	}
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
-	for _, l := range lockfacts.ProjectLocks(info, p.KB, p.Files()) {
+	for _, l := range locks {
 		d := l.Delete
 		if !d.Keyed || d.OwnerPred || d.Expiry || l.OwnerRead || seen[d] {
 			continue
@@ -32,6 +37,7 @@ func projectLocks(p *rule.Pass) {
 				"(AND owner = $me, or the token the acquire stored) and check the rows affected, or use the elector",
 			d.What, funcLabel(l.Recv, l.Release.Name.Name), d.Table)
 	}
+	return nil
 }
 
 func funcLabel(recv, name string) string {

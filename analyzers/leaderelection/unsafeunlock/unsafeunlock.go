@@ -9,11 +9,12 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3002.
-var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run})
+var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer}})
 
 func run(p *rule.Pass) error {
 	info := p.TypesInfo
@@ -42,7 +43,9 @@ func run(p *rule.Pass) error {
 		discardedLock(p, fd, locking)
 	}
 	if p.ImportsKnown() {
-		projectLocks(p)
+		if err := projectLocks(p); err != nil {
+			return err
+		}
 		fileLocks(p)
 	}
 	return nil
