@@ -22,3 +22,23 @@ func announce(nc *nats.Conn, stop <-chan struct{}) {
 		}
 	}
 }
+
+// events is the project's view of a connection; *nats.Conn implements it.
+type events interface {
+	Publish(subj string, data []byte) error
+}
+
+// remind publishes through the interface, taken for the nats.Conn behind
+// it: a user's send (the positive twin of jetstream's ackLoop).
+func remind(e events, stop <-chan struct{}) {
+	t := time.NewTicker(time.Hour) // want `time.NewTicker runs loop body on every replica every 1h0m0s: it sends`
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			e.Publish("billing.remind", nil)
+		}
+	}
+}
