@@ -5,19 +5,38 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/gatesift/gatesift-vet/signals"
 )
 
 // The knowledge base describes an API as its callers see it: nats.go's
 // Conn.Publish sends a message to whoever subscribes. Inside the module that
 // declares the API, a call is the library's own implementation (a client's
 // ping timer publishing on the process's own connection), not a user's
-// effect on shared state, so its effects entry does not apply there: the
-// callee's own summary stands in for it, and the effects it has through
-// other modules' known APIs (a go-redis write inside asynq's Enqueue) still
-// count. Only the effects section is set aside: schedulers, coordinators,
+// effect on shared state. There the entry applies only when the callee's
+// own summary confirms that the implementation reaches shared state through
+// other modules' known APIs: asynq's Client.Enqueue is seen to write Redis
+// (through its broker), and the entry names that effect better than the
+// analysis reads it (a task pushed by a Lua script), so the asynq Scheduler
+// stays reported; nats.go's Publish is seen to reach nothing but its own
+// connection buffer, so its callers inside nats.go are plumbing and give no
+// report. Only the effects section is judged so: schedulers, coordinators,
 // locks and leadership entries keep applying inside their module (asynq's
-// PeriodicTaskManager registers on its own Scheduler, and is reported for
-// it; a library that calls its own election or lock is coordinated by it).
+// PeriodicTaskManager is reported for registering on its own Scheduler,
+// gocron's own call of its Locker interface is judged by LE4001, and an
+// election or lock only ever silences).
+
+// ownPlumbing reports whether the call of fn, which the knowledge base
+// names as effect a, is made inside a's module to an implementation that
+// reaches no shared state of its own: the entry does not apply, and the
+// callee's (empty) summary stands in for it.
+func (r *Result) ownPlumbing(fn *types.Func, a *signals.API) bool {
+	if !ownModuleCall(r.pass, a.Pkg) {
+		return false
+	}
+	s := r.Of(fn)
+	return len(s.Effects) == 0 && !s.Consumes
+}
 
 // ownModuleCall reports whether a call from the package analyzed to an API
 // of package apiPkg is made inside the API's own module.
