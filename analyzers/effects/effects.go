@@ -536,7 +536,7 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		}
 		return ev, coordinated
 	}
-	if a := r.kb.Match(signals.Effects, fn); a != nil {
+	if a := r.kb.Match(signals.Effects, fn); a != nil && !r.ownPlumbing(fn, a) {
 		r.classify(call, fn, a, &ev)
 		return ev, nil
 	}

@@ -33,6 +33,9 @@ func (r *Result) facade(fn *types.Func) (*signals.API, *types.Func) {
 			obj, _, _ := types.LookupFieldOrMethod(ptr, false, c.typ.Obj().Pkg(), fn.Name())
 			if m, ok := obj.(*types.Func); ok {
 				hit = facadeHit{api: r.kb.Match(signals.Effects, m), fn: m}
+				if hit.api != nil && r.ownPlumbing(m, hit.api) {
+					hit.api = nil // the library's own store behind its interface
+				}
 				if hit.api != nil {
 					break
 				}

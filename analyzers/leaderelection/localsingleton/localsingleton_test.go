@@ -21,7 +21,7 @@ func testdata(t *testing.T) string {
 }
 
 func TestLocalSingleton(t *testing.T) {
-	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure", "le1001/pkgticker", "le1001/recursive", "le1001/recursive2", "le1001/doubles", "le1001/maintainer", "le1001/redigopool", "le1001/clocks", "le1001/callbacks", "le1001/ownclock", "le1001/cronjobs", "le1001/tests/trafficgen", "le1001/trafficgen", "le1001/rmw", "le1001/lease", "le1001/claimed", "le1001/xclaim", "le1001/xanswer", "le1001/asynqreg", "le1001/asynqmgr/plain", "le1001/asynqmgr/taskid", "le1001/asynqmgr/taskidtwin", "le1001/asynqmgr/unique", "le1001/asynqmgr/uniquetwin", "le1001/asynqmgr/opaque", "le1001/asynqmgr/opaquetwin", "github.com/hibiken/asynq")
+	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001", "le1001/jobs", "le1001/cronreg", "le1001/coord", "le1001/iface", "le1001/notime", "le1001/azure", "le1001/pkgticker", "le1001/recursive", "le1001/recursive2", "le1001/doubles", "le1001/maintainer", "le1001/redigopool", "le1001/clocks", "le1001/callbacks", "le1001/ownclock", "le1001/cronjobs", "le1001/tests/trafficgen", "le1001/trafficgen", "le1001/rmw", "le1001/lease", "le1001/claimed", "le1001/xclaim", "le1001/xanswer", "le1001/asynqreg", "le1001/asynqmgr/plain", "le1001/asynqmgr/taskid", "le1001/asynqmgr/taskidtwin", "le1001/asynqmgr/unique", "le1001/asynqmgr/uniquetwin", "le1001/asynqmgr/opaque", "le1001/asynqmgr/opaquetwin", "github.com/hibiken/asynq", "le1001/ownapi", "github.com/nats-io/nats.go", "github.com/nats-io/nats.go/jetstream", "github.com/nats-io/nats.go/examples/pub")
 }
 
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
