@@ -99,7 +99,7 @@ func (r *Result) bodyReadAt(responses []ssa.Value, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
-	for _, resp := range withCellLoads(responses) {
+	for _, resp := range withCellLoads(withPhis(responses)) {
 		for _, ref := range referrers(resp) {
 			if c, ok := ref.(*ssa.Call); ok {
 				if p := paramPassed(&c.Call, resp); p != nil && r.bodyReadAt([]ssa.Value{p}, depth+1) {
@@ -185,6 +185,27 @@ func paramPassed(c *ssa.CallCommon, v ssa.Value) *ssa.Parameter {
 		}
 	}
 	return nil
+}
+
+// withPhis adds the φ-nodes the values flow into: a response assigned on
+// two paths (resp, err = retry(sender, req) on one, sender.Do(req) on the
+// other) is read once, after they join, and what is read there is this
+// request's response on the path it came by.
+func withPhis(vs []ssa.Value) []ssa.Value {
+	out := append([]ssa.Value(nil), vs...)
+	seen := make(map[ssa.Value]bool, len(vs))
+	for _, v := range vs {
+		seen[v] = true
+	}
+	for i := 0; i < len(out); i++ {
+		for _, ref := range referrers(out[i]) {
+			if phi, ok := ref.(*ssa.Phi); ok && !seen[phi] {
+				seen[phi] = true
+				out = append(out, phi)
+			}
+		}
+	}
+	return out
 }
 
 // withCellLoads adds, for each value stored in a local variable's heap

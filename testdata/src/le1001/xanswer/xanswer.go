@@ -7,6 +7,7 @@ package xanswer
 import (
 	"time"
 
+	"le1001/xanswer/sdktoken"
 	"le1001/xanswer/tokenclient"
 )
 
@@ -55,5 +56,34 @@ func announceChecked(c *tokenclient.Client) {
 func announceRead(c *tokenclient.Client) {
 	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it sends \(via tokenclient.\(\*Client\).NotifyRead\); guarded by nothing`
 		c.NotifyRead("up")
+	}
+}
+
+// Negative: an SDK credential refresh (sender field or retry helper, the
+// response read and decoded in the same function).
+func refreshSDK(c *sdktoken.Credential) {
+	for range time.Tick(time.Minute) {
+		c.Refresh(true)
+	}
+}
+
+// Negative: the same through the sender field alone.
+func refreshSDKDirect(c *sdktoken.Credential) {
+	for range time.Tick(time.Minute) {
+		c.RefreshDirect()
+	}
+}
+
+// Positive twin: the same two paths, the response closed unread.
+func announceSDK(c *sdktoken.Credential) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it sends HTTP POST \(via sdktoken.\(\*Credential\).Announce\); guarded by nothing`
+		c.Announce(true)
+	}
+}
+
+// Positive twin: the sender field alone, the response closed unread.
+func announceSDKDirect(c *sdktoken.Credential) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs loop body on every replica every 1m0s: it sends HTTP POST \(via sdktoken.\(\*Credential\).AnnounceDirect\); guarded by nothing`
+		c.AnnounceDirect()
 	}
 }
