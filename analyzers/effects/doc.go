@@ -37,5 +37,7 @@
 // the instance's identity; no effect when the store is process-local as far
 // as the analysis can tell (a standard-library type, a store of this
 // package or an implementation in sight that reaches no shared state, a
-// write that cannot fail).
+// concrete type of another package whose write reaches none and that holds
+// no network connection (a write-ahead log on the local disk), a write
+// that cannot fail).
 package effects

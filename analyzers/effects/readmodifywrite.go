@@ -42,10 +42,11 @@ import (
 //     an etag read with it) and its answer is checked;
 //   - the read or the write is keyed by the instance's own identity;
 //   - the store cannot be shared: a standard-library type the knowledge
-//     base does not name, a concrete type of this package whose methods
-//     reach no shared state, an interface with such an implementation in
-//     sight, or a write that cannot fail (no error result) on a store the
-//     knowledge base does not name.
+//     base does not name, a concrete type whose methods reach no shared
+//     state (of this package, or of another one and holding no network
+//     connection: a write-ahead log on the local disk), an interface with
+//     such an implementation in sight, or a write that cannot fail (no
+//     error result) on a store the knowledge base does not name.
 
 // rmwHit is one read-modify-write, keyed by its write call.
 type rmwHit struct {

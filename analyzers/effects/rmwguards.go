@@ -33,10 +33,47 @@ func (r *Result) opaqueStore(h *rmwHit) bool {
 		}
 		return true
 	}
-	if r.Decl(h.writeFn) != nil && len(r.Of(h.writeFn).Effects) == 0 {
+	// A concrete store whose write reaches shared state (a knowledge-base
+	// API, read here or summarised in facts) has a known effect and is not
+	// asked here. One whose write reaches none may still be shared only as
+	// a network client (a connection among its fields): without one, a
+	// type of another package may keep a local file (a write-ahead log on
+	// this replica's disk), memory, or code out of sight.
+	if r.Decl(h.writeFn) != nil {
 		return false // a concrete store of this package that reaches no shared state
 	}
-	return true
+	return networkClient(receiverOf(h.write).Type(), 0)
+}
+
+// networkPkgs hold the connection types of a network client.
+var networkPkgs = map[string]bool{
+	"net": true, "net/http": true, "net/rpc": true, "google.golang.org/grpc": true,
+}
+
+// networkClient: a type that holds a network connection or client
+// (net.Conn, *http.Client, *grpc.ClientConn, grpc.ClientConnInterface),
+// itself or in a field, followed through pointers and struct fields a few
+// levels down.
+func networkClient(t types.Type, depth int) bool {
+	if depth > 3 {
+		return false
+	}
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && networkPkgs[n.Obj().Pkg().Path()] {
+		return true
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if networkClient(st.Field(i).Type(), depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 var forUpdate = regexp.MustCompile(`\bfor\s+(?:no\s+key\s+)?update\b`)
