@@ -11,7 +11,7 @@ import (
 
 // A periodic flush of a batch the process fills itself: a loop receives
 // entries on a channel that other code of the package hands out or sends
-// to (the process's own readers), collects them in a local map or slice,
+// to (the process's own readers), collects them in a local map,
 // and a ticker sends the batches that waited too long. Every replica sends
 // what it received, so N replicas send N different payloads, not the same
 // work N times: per-replica by design (signals.md, "telemetry posting the
@@ -26,9 +26,15 @@ import (
 // collection (filled who knows where) is not shown own data. The helper
 // must not reach database/sql (a flush that reads rows and posts them).
 //
+// A function the values pass through must compute only (computesOnly):
+// no channel, no goroutine, no dynamic call, no I/O. What it reads from
+// its receiver, and what methods later add to an element already in the
+// map (batch.add(e)), is not followed: both are the process's memory.
+//
 // Not covered here (left reported): a buffer a field holds, appended by an
-// exported method and drained by the flush, and sends reached through
-// another module's code (an alert notifier's queue).
+// exported method and drained by the flush, a local slice built by append,
+// and sends reached through another module's code (an alert notifier's
+// queue).
 
 // OwnBatch returns why the payload of every call in calls is the process's
 // own received data, "" when that is not shown for one of them.
