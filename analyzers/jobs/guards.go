@@ -33,6 +33,9 @@ func (f *finder) finish(j *Job, stack []ast.Node) {
 	if j.PerReplica == "" && j.Telemetry && httpSendsOnly(j.Effects) {
 		j.PerReplica = "posts this process's own statistics (the work reads its runtime or Prometheus metrics): per-replica telemetry"
 	}
+	if j.PerReplica == "" && httpSendsOnly(j.Effects) && len(j.EffectCalls) == len(j.Effects) {
+		j.PerReplica = f.eff.OwnBatch(j.EffectCalls)
+	}
 	if j.Coordination == "" {
 		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
 	}

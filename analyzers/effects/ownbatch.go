@@ -1,0 +1,524 @@
+package effects
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// A periodic flush of a batch the process fills itself: a loop receives
+// entries on a channel that other code of the package hands out or sends
+// to (the process's own readers), collects them in a local map,
+// and a ticker sends the batches that waited too long. Every replica sends
+// what it received, so N replicas send N different payloads, not the same
+// work N times: per-replica by design (signals.md, "telemetry posting the
+// process's own statistics").
+//
+// The call that reaches the send must be to a function of this package,
+// and each of its arguments (the receiver aside) must come, by SSA value
+// flow, only from a constant, a context, a scalar field (a configured
+// size), a value received on such a channel, or an element of a local
+// collection every element of which comes from those. A value from any
+// other call (a query, a store read, a claim) or from a field holding a
+// collection (filled who knows where) is not shown own data. The helper
+// must not reach database/sql (a flush that reads rows and posts them).
+//
+// A function the values pass through must compute only (computesOnly):
+// no channel, no goroutine, no dynamic call, no I/O. What it reads from
+// its receiver, and what methods later add to an element already in the
+// map (batch.add(e)), is not followed: both are the process's memory.
+//
+// Not covered here (left reported): a buffer a field holds, appended by an
+// exported method and drained by the flush, a local slice built by append,
+// and sends reached through another module's code (an alert notifier's
+// queue).
+
+// OwnBatch returns why the payload of every call in calls is the process's
+// own received data, "" when that is not shown for one of them.
+func (r *Result) OwnBatch(calls []*ast.CallExpr) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	fl := r.flow()
+	for _, call := range calls {
+		if call == nil || !r.ownBatchCall(fl, call) {
+			return ""
+		}
+	}
+	return "flushes a batch of what this process received on its own channel: each replica sends its own entries"
+}
+
+func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) bool {
+	c := fl.common(call)
+	if c == nil || c.IsInvoke() {
+		return false
+	}
+	callee := c.StaticCallee()
+	if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg != r.pass.Pkg || reachesSQL(callee, 0, map[*ssa.Function]bool{}) {
+		return false
+	}
+	args := c.Args
+	if c.Signature().Recv() != nil && len(args) > 0 {
+		args = args[1:]
+	}
+	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}}
+	for _, a := range args {
+		if !w.own(a, 0) {
+			return false
+		}
+	}
+	return w.received
+}
+
+// reachesSQL: fn, or a function of its package it calls (three levels
+// down), calls into database/sql.
+func reachesSQL(fn *ssa.Function, depth int, seen map[*ssa.Function]bool) bool {
+	if fn == nil || seen[fn] || depth > 3 {
+		return false
+	}
+	seen[fn] = true
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			ci, ok := in.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			c := ci.Common()
+			var pkg *types.Package
+			if c.IsInvoke() {
+				pkg = c.Method.Pkg()
+			} else if g := c.StaticCallee(); g != nil {
+				if g.Pkg == fn.Pkg && reachesSQL(g, depth+1, seen) {
+					return true
+				}
+				if o := g.Object(); o != nil {
+					pkg = o.Pkg()
+				}
+			}
+			if pkg != nil && pkg.Path() == "database/sql" {
+				return true
+			}
+		}
+	}
+	for _, anon := range fn.AnonFuncs {
+		if reachesSQL(anon, depth+1, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownWalk follows values back to what the process itself received.
+type ownWalk struct {
+	r        *Result
+	fl       *flow
+	pure     map[*ssa.Function]bool // computesOnly, memoised
+	seen     map[ssa.Value]bool
+	received bool // some value came from an own channel
+}
+
+func (w *ownWalk) own(v ssa.Value, depth int) bool {
+	if v == nil || depth > maxDepth {
+		return false
+	}
+	if w.seen[v] {
+		return true // a cycle through a phi: decided by its other edges
+	}
+	w.seen[v] = true
+	switch v := v.(type) {
+	case *ssa.Const:
+		return true
+	case *ssa.Parameter:
+		return isContext(v.Type())
+	case *ssa.UnOp:
+		switch v.Op {
+		case token.ARROW:
+			if w.ownChannel(v.X) {
+				w.received = true
+				return true
+			}
+			return false
+		case token.MUL:
+			switch x := v.X.(type) {
+			case *ssa.Alloc:
+				return w.ownCell(x, depth+1)
+			case *ssa.FieldAddr:
+				if cell, ok := x.X.(*ssa.Alloc); ok {
+					return w.ownCell(cell, depth+1)
+				}
+				// A scalar field of a value in memory (a configured
+				// size, a URL): no collection of unknown origin.
+				_, scalar := v.Type().Underlying().(*types.Basic)
+				return scalar
+			}
+			return false
+		}
+		return false
+	case *ssa.Extract:
+		if sel, ok := v.Tuple.(*ssa.Select); ok {
+			return w.selectReceived(sel, v.Index)
+		}
+		return w.own(v.Tuple, depth+1)
+	case *ssa.Next:
+		rg, ok := v.Iter.(*ssa.Range)
+		return ok && w.ownCollection(rg.X, depth+1)
+	case *ssa.Lookup:
+		return w.ownCollection(v.X, depth+1) && w.own(v.Index, depth+1)
+	case *ssa.Phi:
+		for _, e := range v.Edges {
+			if !w.own(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case *ssa.ChangeType:
+		return w.own(v.X, depth+1)
+	case *ssa.MakeInterface:
+		return w.own(v.X, depth+1)
+	case *ssa.Convert:
+		return w.own(v.X, depth+1)
+	case *ssa.Field:
+		return w.own(v.X, depth+1)
+	case *ssa.Slice:
+		if _, ok := v.X.(*ssa.Alloc); !ok {
+			return w.own(v.X, depth+1) // a part of an own string or slice
+		}
+		elems := sliceElems(v) // a variadic argument built by the compiler
+		for _, e := range elems {
+			if !w.own(e, depth+1) {
+				return false
+			}
+		}
+		return len(elems) > 0
+	case *ssa.Call:
+		// A constructor or a transformation of this package: its result
+		// is made from its arguments.
+		g := v.Call.StaticCallee()
+		if v.Call.IsInvoke() || g == nil || g.Pkg != v.Parent().Pkg || !w.computesOnly(g, 0) {
+			return false
+		}
+		args := v.Call.Args
+		if v.Call.Signature().Recv() != nil && len(args) > 0 {
+			args = args[1:] // the process's own object; the method computes only
+		}
+		for _, a := range args {
+			if !w.own(a, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// computesOnly: fn reaches no state outside the process: it calls only
+// builtins, functions of its own package that compute only, the clock,
+// and functions of packages that touch nothing outside (pureDependency:
+// a label set's Merge); it receives on no channel.
+func (w *ownWalk) computesOnly(fn *ssa.Function, depth int) bool {
+	if fn == nil || len(fn.Blocks) == 0 || depth > 3 {
+		return false
+	}
+	if done, ok := w.pure[fn]; ok {
+		return done
+	}
+	w.pure[fn] = true // recursion: decided by the other calls
+	ok := w.computesOnlyBody(fn, depth)
+	w.pure[fn] = ok
+	return ok
+}
+
+func (w *ownWalk) computesOnlyBody(fn *ssa.Function, depth int) bool {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			switch in := in.(type) {
+			case *ssa.UnOp:
+				if in.Op == token.ARROW {
+					return false
+				}
+			case *ssa.Send, *ssa.Go:
+				return false
+			case ssa.CallInstruction:
+				c := in.Common()
+				if _, builtin := c.Value.(*ssa.Builtin); builtin {
+					continue
+				}
+				g := c.StaticCallee()
+				if c.IsInvoke() || g == nil {
+					return false
+				}
+				if g.Pkg == fn.Pkg {
+					if !w.computesOnly(g, depth+1) {
+						return false
+					}
+					continue
+				}
+				if o := g.Object(); o == nil || !w.pureDependency(o.Pkg()) {
+					return false
+				}
+			}
+		}
+	}
+	for _, anon := range fn.AnonFuncs {
+		if !w.computesOnly(anon, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// pureDependency: pkg touches nothing outside the process as far as the
+// analysis knows: the clock, or a package the knowledge base does not
+// name, that imports none it names nor a network, file or process API,
+// and whose functions reach no shared state (no Reaches fact).
+func (w *ownWalk) pureDependency(pkg *types.Package) bool {
+	if pkg == nil {
+		return false
+	}
+	if standard(pkg.Path()) {
+		// The knowledge base names sync and time for their locks and
+		// tickers, which stay inside the process.
+		return !outsideAPI(pkg.Path())
+	}
+	if w.r.kb.Knows(pkg.Path()) || w.r.pass.ImportPackageFact(pkg, new(Reaches)) {
+		return false
+	}
+	for _, imp := range pkg.Imports() {
+		if outsideAPI(imp.Path()) || !standard(imp.Path()) && w.r.kb.Knows(imp.Path()) {
+			return false
+		}
+	}
+	return true
+}
+
+// standard: a path of the standard library (no domain in its first
+// element).
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// outsideAPI: a standard package that reaches the network, files, other
+// processes or a database.
+func outsideAPI(path string) bool {
+	switch {
+	case path == "net" || strings.HasPrefix(path, "net/"), path == "os" || strings.HasPrefix(path, "os/"),
+		path == "database/sql", path == "syscall", path == "io/ioutil", path == "plugin":
+		return true
+	}
+	return false
+}
+
+// selectReceived: the i-th value of a select's tuple (index, recvOk, then
+// one value per receive case) is received on an own channel.
+func (w *ownWalk) selectReceived(sel *ssa.Select, i int) bool {
+	k := 2
+	for _, st := range sel.States {
+		if st.Dir != types.RecvOnly {
+			continue
+		}
+		if k == i {
+			if w.ownChannel(st.Chan) {
+				w.received = true
+				return true
+			}
+			return false
+		}
+		k++
+	}
+	return false
+}
+
+// ownCell: every value stored into the local variable cell (or into one of
+// its fields) is own data, and its address goes nowhere else.
+func (w *ownWalk) ownCell(cell *ssa.Alloc, depth int) bool {
+	if cell.Heap || cell.Referrers() == nil {
+		return false
+	}
+	var stored func(addr ssa.Value, refs []ssa.Instruction) bool
+	stored = func(addr ssa.Value, refs []ssa.Instruction) bool {
+		for _, ref := range refs {
+			switch ref := ref.(type) {
+			case *ssa.FieldAddr: // a field of an embedded struct
+				if ref.Referrers() == nil || !stored(ref, *ref.Referrers()) {
+					return false
+				}
+			case *ssa.Store:
+				if ref.Addr != addr || !w.own(ref.Val, depth+1) {
+					return false
+				}
+			case *ssa.UnOp:
+				if ref.Op != token.MUL {
+					return false
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for _, ref := range *cell.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.FieldAddr:
+			if ref.Referrers() == nil || !stored(ref, *ref.Referrers()) {
+				return false
+			}
+		default:
+			if !stored(cell, []ssa.Instruction{ref}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ownCollection: x is a local map every key and element of which is own
+// data, used only to be filled, read, ranged over and deleted from.
+func (w *ownWalk) ownCollection(x ssa.Value, depth int) bool {
+	var cell *ssa.Alloc
+	switch x := x.(type) {
+	case *ssa.MakeMap:
+		return w.ownMapUses(x, nil, depth)
+	case *ssa.UnOp:
+		if x.Op != token.MUL {
+			return false
+		}
+		switch a := x.X.(type) {
+		case *ssa.Alloc:
+			cell = a
+		case *ssa.FreeVar:
+			cell = capturedCell(a, 0)
+		}
+	}
+	if cell == nil || cell.Referrers() == nil {
+		return false
+	}
+	// A local variable holding the map (captured by a closure): every
+	// store is a fresh map, every load is used as one.
+	var uses []ssa.Value
+	addrs := []ssa.Value{cell}
+	for _, fn := range w.fl.funcs {
+		for _, fv := range fn.FreeVars {
+			if capturedCell(fv, 0) == cell {
+				addrs = append(addrs, fv)
+			}
+		}
+	}
+	for _, addr := range addrs {
+		for _, ref := range *addr.Referrers() {
+			switch ref := ref.(type) {
+			case *ssa.Store:
+				if ref.Addr != addr {
+					return false
+				}
+				mm, ok := ref.Val.(*ssa.MakeMap)
+				if !ok {
+					return false
+				}
+				uses = append(uses, mm)
+			case *ssa.UnOp:
+				if ref.Op != token.MUL {
+					return false
+				}
+				uses = append(uses, ref)
+			case *ssa.MakeClosure:
+				// bound into a closure: its free variable is checked above
+			default:
+				return false
+			}
+		}
+	}
+	for _, u := range uses {
+		if !w.ownMapUses(u, cell, depth) {
+			return false
+		}
+	}
+	return len(uses) > 0
+}
+
+// ownMapUses: every use of the map m fills it with own data, reads it or
+// deletes from it; cell is the local variable holding it (nil when none).
+func (w *ownWalk) ownMapUses(m ssa.Value, cell *ssa.Alloc, depth int) bool {
+	if m.Referrers() == nil {
+		return false
+	}
+	for _, ref := range *m.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.MapUpdate:
+			if !w.own(ref.Key, depth+1) || !w.own(ref.Value, depth+1) {
+				return false
+			}
+		case *ssa.Lookup, *ssa.Range, *ssa.DebugRef:
+		case *ssa.Store:
+			if cell == nil || ref.Addr != cell {
+				return false
+			}
+		case *ssa.Call:
+			b, ok := ref.Call.Value.(*ssa.Builtin)
+			if !ok || b.Name() != "delete" && b.Name() != "len" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ownChannel: ch is a channel a field of the receiver holds, which code of
+// the package sends to or hands out to others (a Chan() chan<- T accessor,
+// the process's own readers sending on it).
+func (w *ownWalk) ownChannel(ch ssa.Value) bool {
+	ld, ok := ch.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return false
+	}
+	fa, ok := ld.X.(*ssa.FieldAddr)
+	if !ok {
+		return false
+	}
+	field := fieldOf(fa.X.Type(), fa.Field)
+	if field == nil {
+		return false
+	}
+	for _, fn := range w.fl.funcs {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				switch in := in.(type) {
+				case *ssa.Send:
+					if loadsField(in.Chan, field) {
+						return true
+					}
+				case *ssa.Return:
+					for _, r := range in.Results {
+						if loadsField(r, field) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func loadsField(v ssa.Value, field *types.Var) bool {
+	if ct, ok := v.(*ssa.ChangeType); ok {
+		v = ct.X
+	}
+	ld, ok := v.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return false
+	}
+	fa, ok := ld.X.(*ssa.FieldAddr)
+	return ok && fieldOf(fa.X.Type(), fa.Field) == field
+}
+
+func isContext(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
