@@ -695,3 +695,9 @@ func unwrap(v ssa.Value) ssa.Value {
 		}
 	}
 }
+
+// SSAFuncs returns the package's functions in the value-flow SSA form
+// (each declared function and method with its function literals, built
+// once per package on first use), for rules whose question is value flow
+// in the package, so that they do not build a second SSA of it.
+func (r *Result) SSAFuncs() []*ssa.Function { return r.flow().funcs }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 )
 
 // This file follows a claimed queue item through the package in SSA form,
@@ -25,43 +27,18 @@ func (c *checker) claimSSA() *claimSSA {
 	if c.ssa != nil {
 		return c.ssa
 	}
-	prog := ssa.NewProgram(c.p.Fset, ssa.InstantiateGenerics)
-	// the direct imports as type-only packages, as buildssa does
-	for _, imp := range c.p.Pkg.Imports() {
-		prog.CreatePackage(imp, nil, nil, true)
-	}
-	pkg := prog.CreatePackage(c.p.Pkg, c.p.Pass.Files, c.info, false)
-	pkg.Build()
-	s := &claimSSA{pkg: pkg, calls: map[token.Pos][]ssa.CallInstruction{}}
-	var add func(fn *ssa.Function)
-	seen := map[*ssa.Function]bool{}
-	add = func(fn *ssa.Function) {
-		if fn == nil || seen[fn] {
-			return
+	// The effects analysis's value-flow SSA of the package (its constant
+	// tables left out, which hold no claims), not a second build of it.
+	r := c.p.ResultOf[effects.Analyzer].(*effects.Result)
+	s := &claimSSA{calls: map[token.Pos][]ssa.CallInstruction{}}
+	for _, fn := range r.SSAFuncs() {
+		if s.pkg == nil && fn.Pkg != nil && fn.Pkg.Pkg == c.p.Pkg {
+			s.pkg = fn.Pkg
 		}
-		seen[fn] = true
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
 				if call, ok := in.(ssa.CallInstruction); ok {
 					s.calls[call.Common().Pos()] = append(s.calls[call.Common().Pos()], call)
-				}
-			}
-		}
-		for _, anon := range fn.AnonFuncs {
-			add(anon)
-		}
-	}
-	for _, m := range pkg.Members {
-		switch m := m.(type) {
-		case *ssa.Function:
-			add(m)
-		case *ssa.Type:
-			for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
-				ms := prog.MethodSets.MethodSet(t)
-				for i := 0; i < ms.Len(); i++ {
-					if fn := prog.MethodValue(ms.At(i)); fn != nil && fn.Pkg == pkg && fn.Synthetic == "" {
-						add(fn)
-					}
 				}
 			}
 		}
@@ -240,7 +217,7 @@ func (t *itemTracer) call(in ssa.CallInstruction, v ssa.Value) {
 		}
 		return
 	}
-	if fn.Pkg == t.s.pkg && len(fn.Blocks) > 0 {
+	if t.s.pkg != nil && fn.Pkg == t.s.pkg && len(fn.Blocks) > 0 {
 		for i, a := range common.Args {
 			if a == v && i < len(fn.Params) {
 				t.add(fn.Params[i])

@@ -9,12 +9,13 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3004.
-var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run})
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer}})
 
 type checker struct {
 	p        *rule.Pass
