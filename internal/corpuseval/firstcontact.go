@@ -533,7 +533,7 @@ type InvEntry struct {
 	Guard       string   `json:"guard,omitempty"`
 	Designation string   `json:"designation,omitempty"`
 	PerReplica  string   `json:"per_replica,omitempty"`
-	Consumes    string   `json:"consumes,omitempty"`
+	Consumes    bool     `json:"consumes,omitempty"`
 	Verdict     string   `json:"verdict"`
 	Rules       []string `json:"rules,omitempty"`
 	Reason      string   `json:"reason,omitempty"`

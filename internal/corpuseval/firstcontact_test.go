@@ -206,13 +206,14 @@ func TestParseInventory(t *testing.T) {
 	doc := `{"schema": 1, "binaries": [
 	  {"name": "a", "entries": [{"kind": "job", "site": {"file": "x.go", "line": 3}, "verdict": "finding", "rules": ["LE1001"]}]},
 	  {"name": "b", "entries": [{"kind": "job", "site": {"file": "x.go", "line": 3}, "verdict": "finding", "rules": ["LE1001"]},
-	                            {"kind": "lock", "site": {"file": "y.go", "line": 4}, "verdict": "coordinated"}]}],
+	                            {"kind": "lock", "site": {"file": "y.go", "line": 4}, "verdict": "coordinated"},
+	                            {"kind": "job", "site": {"file": "q.go", "line": 9}, "consumes": true, "verdict": "per-replica"}]}],
 	  "library": [{"kind": "election", "site": {"file": "z.go", "line": 5}, "verdict": "coordinated"}]}`
 	es, err := parseInventory([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(es) != 3 || es[0].Site.File != "x.go" || es[1].Kind != "lock" || es[2].Kind != "election" {
+	if len(es) != 4 || es[0].Site.File != "x.go" || es[1].Kind != "lock" || !es[2].Consumes || es[3].Kind != "election" {
 		t.Errorf("entries = %+v", es)
 	}
 	if _, err := parseInventory([]byte(`{"schema": 2}`)); err == nil {
