@@ -3,7 +3,6 @@ package lockfacts
 import (
 	"go/ast"
 	"go/types"
-	"sort"
 	"strings"
 
 	"github.com/gatesift/gatesift-vet/signals"
@@ -41,7 +40,8 @@ type CAS struct {
 
 // CASLocks finds the compare-and-swap locks of package self.
 func CASLocks(self *types.Package, info *types.Info, kb *signals.Knowledge, files []*ast.File) []*CASLock {
-	if !lockPairs(files) {
+	pairs := lockPairs(files)
+	if len(pairs) == 0 {
 		return nil
 	}
 	decls := map[*types.Func]*ast.FuncDecl{}
@@ -76,28 +76,9 @@ func CASLocks(self *types.Package, info *types.Info, kb *signals.Knowledge, file
 		own[fd] = c
 		return c
 	}
-	type group struct{ acquires, releases []*ast.FuncDecl }
-	groups := map[string]*group{}
-	for _, fd := range Funcs(files) {
-		recv := RecvTypeName(fd)
-		if groups[recv] == nil {
-			groups[recv] = &group{}
-		}
-		switch g := groups[recv]; {
-		case acquireName(fd.Name.Name):
-			g.acquires = append(g.acquires, fd)
-		case releaseName(fd.Name.Name):
-			g.releases = append(g.releases, fd)
-		}
-	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []*CASLock
-	for _, recv := range names {
-		g := groups[recv]
+	for _, g := range pairs {
+		recv := g.recv
 		for _, a := range g.acquires {
 			var swaps []*CAS
 			takeover := false

@@ -48,7 +48,8 @@ type ProjectLockOptions struct {
 
 // ProjectLocksWith is ProjectLocks with the options.
 func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File, opts ProjectLockOptions) []*ProjectLock {
-	if !lockPairs(files) {
+	pairs := lockPairs(files)
+	if len(pairs) == 0 {
 		// no acquire with a release of the same type: nothing to read, and
 		// no value flow built for the package's statements
 		return nil
@@ -101,30 +102,9 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 			expiring[tableKey(recv, t.table, t.named)] = true
 		}
 	}
-	type group struct{ acquires, releases []*ast.FuncDecl }
-	groups := map[string]*group{}
-	for _, fd := range Funcs(files) {
-		recv := RecvTypeName(fd)
-		g := groups[recv]
-		if g == nil {
-			g = &group{}
-			groups[recv] = g
-		}
-		switch {
-		case acquireName(fd.Name.Name):
-			g.acquires = append(g.acquires, fd)
-		case releaseName(fd.Name.Name):
-			g.releases = append(g.releases, fd)
-		}
-	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []*ProjectLock
-	for _, recv := range names {
-		g := groups[recv]
+	for _, g := range pairs {
+		recv := g.recv
 		for _, a := range g.acquires {
 			for _, ins := range deep(a) {
 				if ins.Verb != "insert" || !ins.Unique || ins.Upsert {
@@ -146,23 +126,40 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 	return out
 }
 
-// lockPairs: some receiver type (or the package level) has both an
-// acquire-named and a release-named function.
-func lockPairs(files []*ast.File) bool {
-	acquires, releases := map[string]bool{}, map[string]bool{}
+// lockPair is the acquire-named and release-named functions of one
+// receiver type (recv "" for package-level functions).
+type lockPair struct {
+	recv               string
+	acquires, releases []*ast.FuncDecl
+}
+
+// lockPairs groups the functions of files by receiver type, sorted by the
+// type's name, keeping the types that have both an acquire-named and a
+// release-named function.
+func lockPairs(files []*ast.File) []*lockPair {
+	groups := map[string]*lockPair{}
 	for _, fd := range Funcs(files) {
 		recv := RecvTypeName(fd)
+		g := groups[recv]
+		if g == nil {
+			g = &lockPair{recv: recv}
+			groups[recv] = g
+		}
 		switch {
 		case acquireName(fd.Name.Name):
-			acquires[recv] = true
+			g.acquires = append(g.acquires, fd)
 		case releaseName(fd.Name.Name):
-			releases[recv] = true
-		}
-		if acquires[recv] && releases[recv] {
-			return true
+			g.releases = append(g.releases, fd)
 		}
 	}
-	return false
+	var out []*lockPair
+	for _, g := range groups {
+		if len(g.acquires) > 0 && len(g.releases) > 0 {
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].recv < out[j].recv })
+	return out
 }
 
 const anyTable = "*"
