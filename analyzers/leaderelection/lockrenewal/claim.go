@@ -289,8 +289,12 @@ func (c *checker) streamClaims(calls []kbCall) []*queueClaim {
 			what:      lockfacts.ExprText(r.call.Fun) + " (a consumer-group read: the entry stays pending for this consumer)",
 			takeovers: mine,
 			fix: func(d time.Duration) string {
-				return "refresh the entry's idle time while handling it (XClaim of its ID to this consumer with MinIdle 0, from a goroutine every " +
-					lockfacts.FmtDuration((d / 3).Truncate(time.Second)) + ")"
+				// a bare XCLAIM with MinIdle 0 takes the entry back whoever
+				// holds it (LE4001 reports that renewal), so the advice is
+				// a refresh conditional on still holding it
+				return "refresh the entry's idle time while handling it, from a goroutine every " +
+					lockfacts.FmtDuration((d / 3).Truncate(time.Second)) +
+					", only while this consumer still holds it (a script that checks the entry's consumer in XPENDING before it XCLAIMs it with MinIdle 0)"
 			},
 			seeds:    []*ast.CallExpr{r.call},
 			renewals: renewals,

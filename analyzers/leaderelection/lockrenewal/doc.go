@@ -52,6 +52,9 @@
 // constants; any ChangeMessageVisibility; a raw or scripted XCLAIM), when
 // the work gets a context whose constant WithTimeout is below the expiry,
 // when the expiry cannot be read, and when nothing takes the item over.
+// A bare XClaim with MinIdle 0 silences LE3004 but takes the entry back
+// whoever holds it, which LE4001 reports; the message therefore advises a
+// refresh conditional on this consumer still holding the entry.
 //
 // The lock is held from the acquire (or, for an acquire retried in an
 // endless loop until it breaks out, from the end of that loop) to the first
