@@ -36,7 +36,12 @@
 // a baseline never hides them. The
 // standalone driver holds one package's syntax at a time (per CPU), plus the
 // types and facts of the packages already analyzed, so its memory grows with
-// the largest package rather than the program.
+// the largest package rather than the program. It sets a soft memory limit
+// (runtime/debug.SetMemoryLimit) of nine tenths of the memory it may use,
+// the smaller of the memory available when it starts and its cgroup's
+// limit, so that the garbage collector works harder near that line rather
+// than the process being killed; a GOMEMLIMIT in the environment is left
+// as the user set it.
 //
 // Under go vet, which caches results and runs one process per package:
 //

@@ -163,6 +163,11 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if o.tags != "" {
 		buildFlags = []string{"-tags=" + o.tags}
 	}
+	// The whole program's analysis runs in this process (under go vet, one
+	// process per package holds no more than that package): see memlimit.go.
+	if limit := setMemoryLimit(); limit > 0 && os.Getenv(growthEnv) == "1" {
+		fmt.Fprintf(stderr, "gatesift-vet: memory limit %d MB\n", limit>>20)
+	}
 	res, code := analyze(src, cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
 	if res == nil {
 		return code
