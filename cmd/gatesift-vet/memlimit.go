@@ -15,7 +15,7 @@ import (
 // package is in flight (docs/evaluation.md, "What holds the memory on
 // vitess": 840 MB live, 1.4 to 1.6 GB resident). Half of that peak is
 // garbage not yet collected, so a run whose live heap needs more than half
-// the machine is killed for memory it does not need. A soft limit at the
+// the machine can run out of memory it does not need. A soft limit at the
 // memory the process may use (the smaller of the memory available when it
 // starts and its cgroup's limit), less headroom for what the limit does
 // not govern well (goroutine stacks, memory the runtime has freed but the
