@@ -505,6 +505,10 @@ var builtinKnowledge = &Knowledge{
 		{Pkg: "github.com/go-redsync/redsync/v4", Name: "WithRetryDelayFunc", Kind: "lock-retry-func", Args: map[string]int{"value": 0}},
 		{Pkg: "github.com/gatesift/gatesift-vet/elector", Recv: "Candidate", Name: "Run", Kind: "start-call", Args: map[string]int{"fn": 1}},
 		{Pkg: "github.com/gatesift/gatesift-vet/elector", Name: "Timing", Kind: "elector-timing"},
+		{Pkg: "github.com/grafana/dskit/ring", Recv: "ReadRing", Name: "Get", Kind: "owner-lookup"},
+		{Pkg: "github.com/grafana/dskit/ring", Recv: "Ring", Name: "Get", Kind: "owner-lookup"},
+		{Pkg: "github.com/cortexproject/cortex/pkg/ring", Recv: "ReadRing", Name: "Get", Kind: "owner-lookup"},
+		{Pkg: "github.com/cortexproject/cortex/pkg/ring", Recv: "Ring", Name: "Get", Kind: "owner-lookup"},
 	},
 	Guards: []API{
 		{Pkg: "sync", Recv: "Once", Name: "Do", Kind: "once"},

@@ -86,6 +86,20 @@
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through
 //     Done() or Ctx() and is not handed to other code;
+//   - an election by hash-ring ownership that fails open (ownerloop.go):
+//     a loop asks the ring who owns a key (the knowledge base's
+//     owner-lookup: dskit's ring.Get), one side of a test of the answer
+//     makes a cancellable context (and starts the leader work on it) and
+//     the other side calls that same cancel, which shows the lookup to be
+//     an election; when the lookup fails, the round only logs and goes on
+//     (failure.go's reading), so the work started earlier keeps running on
+//     a replica cut off from the ring while the others give the key to a
+//     new owner. Reported at the lookup, Related at the error branch, the
+//     start and the stop. Silent when the error branch stops, flags, calls
+//     other code or returns, when the error is kept in a value not
+//     followed, when the not-owner side does not call the cancel made on
+//     the owner side (sharding reads that start nothing, a cancel run
+//     every round), and for a lookup made once;
 //   - IsLeader() checked once before a long-running loop (for {}, a range
 //     over a channel, or a scheduler loop such as wait.Forever) that never
 //     checks it again nor observes a context;

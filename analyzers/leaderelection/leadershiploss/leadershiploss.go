@@ -129,6 +129,7 @@ func run(p *rule.Pass) error {
 	c.checkLocks(reportFiles)
 	c.checkRenewLoops(reportFiles)
 	c.checkHeldRenewals(reportFiles)
+	c.checkOwnerLoops(reportFiles)
 	return finish()
 }
 
@@ -325,7 +326,10 @@ func logging(path string) bool {
 	switch path {
 	case "log", "log/slog", "fmt", "k8s.io/klog", "k8s.io/klog/v2", "github.com/go-logr/logr",
 		"go.uber.org/zap", "github.com/sirupsen/logrus", "github.com/rs/zerolog", "github.com/rs/zerolog/log",
-		"github.com/hashicorp/go-hclog", "github.com/golang/glog":
+		"github.com/hashicorp/go-hclog", "github.com/golang/glog",
+		// go-kit: level.Error(logger) returns the logger that writes at
+		// that level, whose Log writes the line
+		"github.com/go-kit/log", "github.com/go-kit/log/level", "github.com/go-kit/kit/log", "github.com/go-kit/kit/log/level":
 		return true
 	}
 	return false
