@@ -78,6 +78,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		// version check): unknown, not an accumulating send.
 		e.Unknown = r.answerRead(call, true)
 	case "script":
+		if r.scriptClaimEvent(call, a, ev) {
+			return // a claim: the LE3xxx rules judge coordination, and its answer gates the work
+		}
 		if !r.scriptEffect(call, arg("script"), &e) {
 			return
 		}
