@@ -534,6 +534,15 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 				return true
 			})
 		}
+		if a.Kind == "claim" {
+			// LPOP, RPOPLPUSH, ZPOPMIN: only the work its answer gates is
+			// this replica's alone.
+			if g := r.gate(call); g.checked {
+				ev.Coordination, ev.Gate = "claim ("+shortAPI(apiName(fn))+")", g.returned
+			} else {
+				ev.Coordination = ""
+			}
+		}
 		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" {
 			switch g := r.gate(call); {
 			case !r.hasTTL(call, a):

@@ -53,7 +53,8 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 	}
 	// errs: the errors the answer's call returned. For a claim that
 	// returns a row (QueryRow ... RETURNING), sql.ErrNoRows is the answer
-	// "nothing claimed"; any other error only says the statement failed.
+	// "nothing claimed", as redis.Nil is for a pop; any other error only
+	// says the statement failed.
 	errs := map[types.Object]bool{}
 	taint := func(e ast.Expr) bool {
 		if u, isAddr := ast.Unparen(e).(*ast.UnaryExpr); isAddr && u.Op == token.AND {
@@ -92,7 +93,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 			if id, ok := n.(*ast.Ident); ok {
 				obj := info.ObjectOf(id)
 				withErr = withErr || errs[obj]
-				withNoRows = withNoRows || isSQLErrNoRows(obj)
+				withNoRows = withNoRows || isSQLErrNoRows(obj) || isRedisNil(obj)
 			}
 			return true
 		})
@@ -322,6 +323,15 @@ func returnsEarly(b *ast.BlockStmt) bool {
 func isSQLErrNoRows(obj types.Object) bool {
 	v, ok := obj.(*types.Var)
 	return ok && v.Name() == "ErrNoRows" && v.Pkg() != nil && v.Pkg().Path() == "database/sql" && v.Parent() == v.Pkg().Scope()
+}
+
+// isRedisNil: obj is a Redis client's Nil reply (go-redis redis.Nil,
+// redigo redis.ErrNil): the key or the list was empty, nothing was taken.
+func isRedisNil(obj types.Object) bool {
+	if obj == nil || obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !isRedis(obj.Pkg().Path()) {
+		return false
+	}
+	return obj.Name() == "Nil" || obj.Name() == "ErrNil"
 }
 
 func isError(t types.Type) bool {
