@@ -261,11 +261,18 @@ func withoutZeroConsts(vals []ssa.Value) []ssa.Value {
 }
 
 func isZeroConst(c *ssa.Const) bool {
-	switch c.Value.Kind() {
+	return isZeroConstValue(c.Value)
+}
+
+// isZeroConstValue: "", 0 or false.
+func isZeroConstValue(v constant.Value) bool {
+	switch v.Kind() {
 	case constant.String:
-		return constant.StringVal(c.Value) == ""
+		return constant.StringVal(v) == ""
 	case constant.Int:
-		return constant.Sign(c.Value) == 0
+		return constant.Sign(v) == 0
+	case constant.Bool:
+		return !constant.BoolVal(v)
 	}
 	return false
 }

@@ -78,6 +78,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		// version check): unknown, not an accumulating send.
 		e.Unknown = r.answerRead(call, true)
 	case "script":
+		if r.scriptClaimEvent(call, a, ev) {
+			return // a claim: the LE3xxx rules judge coordination, and its answer gates the work
+		}
 		if !r.scriptEffect(call, arg("script"), &e) {
 			return
 		}
@@ -89,6 +92,14 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	case "cmd":
 		cmd, ok := r.constString(arg("cmd"))
 		if !ok {
+			return
+		}
+		if redisTakes[strings.ToUpper(cmd)] {
+			// Do(ctx, "LPOP", key): a claim of what it pops, when its
+			// answer gates the work.
+			if g := r.gate(call); g.checked {
+				ev.Coordination, ev.Gate = "claim ("+strings.ToUpper(cmd)+")", g.returned
+			}
 			return
 		}
 		kind, idem := redisCommand(strings.ToUpper(cmd))
@@ -249,6 +260,14 @@ func resourcePrefix(pkg string) string {
 		return "queue "
 	}
 	return ""
+}
+
+// redisTakes: Redis commands that take items out of a shared collection
+// (pop or move them): two clients cannot get the same item.
+var redisTakes = map[string]bool{
+	"LPOP": true, "RPOP": true, "LMPOP": true, "LMOVE": true, "RPOPLPUSH": true, "SPOP": true, "SMOVE": true,
+	"ZPOPMIN": true, "ZPOPMAX": true, "ZMPOP": true, "BZPOPMIN": true, "BZPOPMAX": true, "BZMPOP": true,
+	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true, "BLMPOP": true,
 }
 
 // redisCommand classifies a Redis command name.

@@ -3,7 +3,8 @@
 // email, non-GET HTTP) that a function or a piece of code reaches, directly
 // or through calls, with their kind, resource and idempotency; and the
 // coordination it takes before them (locks, leader checks, advisory locks,
-// SKIP LOCKED and compare-and-set claims).
+// SKIP LOCKED and compare-and-set claims, Redis pops and scripts that move
+// items out of a shared key: scriptclaim.go).
 //
 // Every package-level function and method gets a Summary, exported as a fact,
 // so a job in one package that calls store.(*Store).ChargeDue in another is

@@ -90,6 +90,10 @@ type Summary struct {
 	// (QueryContext(ctx, q)): a caller that passes a claim (SELECT ... FOR
 	// UPDATE SKIP LOCKED, UPDATE ... RETURNING) makes it one.
 	Queries []QueryParam
+	// Scripts are the function's parameters that it runs as a Redis
+	// script (handle.Run(ctx, c, keys)): a caller that passes a claim
+	// script (scriptclaim.go) makes it one.
+	Scripts []ScriptParam
 	// Answers are the function's results that carry a claim's answer got
 	// from a function it calls (claimanswers.go); a claim helper itself
 	// (Gate) needs none.
@@ -206,7 +210,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	exported := false
 	for _, fn := range fns {
 		s := r.Of(fn)
-		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 || len(s.Answers) > 0 {
+		if len(s.Effects) > 0 || s.Coordination != "" || s.Consumes || s.Telemetry || len(s.Queries) > 0 || len(s.Scripts) > 0 || len(s.Answers) > 0 {
 			pass.ExportObjectFact(fn, s)
 			exported = true
 		}
@@ -344,8 +348,9 @@ type Event struct {
 	// it coordinates a caller only when the caller checks that answer.
 	Gate      bool
 	Consume   bool
-	Telemetry bool         // reads the process's own statistics
-	Queries   []QueryParam // query statements handed in by the caller
+	Telemetry bool          // reads the process's own statistics
+	Queries   []QueryParam  // query statements handed in by the caller
+	Scripts   []ScriptParam // Redis scripts handed in by the caller
 	// Renewal: the call extends the expiry of a row this replica holds
 	// (renewal.go); its write is no effect, being per-replica or claimed.
 	Renewal *Renewal
@@ -421,6 +426,11 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 				sum.Queries = append(sum.Queries, q)
 			}
 		}
+		for _, sp := range e.Scripts {
+			if len(sum.Scripts) < maxEffects {
+				sum.Scripts = append(sum.Scripts, sp)
+			}
+		}
 	}
 	if c := s.FirstCoordination(); c != nil {
 		sum.Coordination, sum.Gate = c.Coordination, c.Gate
@@ -472,7 +482,7 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 			for _, lit := range coordinated {
 				skip[lit] = true
 			}
-			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry || len(ev.Queries) > 0 {
+			if len(ev.Effects) > 0 || ev.Coordination != "" || ev.Consume || ev.Telemetry || len(ev.Queries) > 0 || len(ev.Scripts) > 0 {
 				out.Events = append(out.Events, ev)
 			}
 		}
@@ -526,6 +536,15 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 				return true
 			})
 		}
+		if a.Kind == "claim" {
+			// LPOP, RPOPLPUSH, ZPOPMIN: only the work its answer gates is
+			// this replica's alone.
+			if g := r.gate(call); g.checked {
+				ev.Coordination, ev.Gate = "claim ("+shortAPI(apiName(fn))+")", g.returned
+			} else {
+				ev.Coordination = ""
+			}
+		}
 		if a.Kind == "lock" && a.Pkg == "github.com/redis/go-redis/v9" {
 			switch g := r.gate(call); {
 			case !r.hasTTL(call, a):
@@ -556,6 +575,14 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 				}
 			}
 			ev.Effects = append(ev.Effects, e)
+		}
+		return ev, nil
+	}
+	if claim := r.implementationClaim(fn); claim != "" {
+		// Through the interface the call is the implementations' claim: it
+		// coordinates when its answer gates the work here.
+		if g := r.gate(call); g.checked {
+			ev.Coordination, ev.Gate = claim, g.returned
 		}
 		return ev, nil
 	}
@@ -591,6 +618,11 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	}
 	for _, q := range s.Queries {
 		r.resolveQuery(call, fn, q, &ev)
+	}
+	if ev.Coordination == "" {
+		for _, sp := range s.Scripts {
+			r.resolveScript(call, sp, &ev)
+		}
 	}
 	return ev, nil
 }

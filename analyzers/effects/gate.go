@@ -53,7 +53,8 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 	}
 	// errs: the errors the answer's call returned. For a claim that
 	// returns a row (QueryRow ... RETURNING), sql.ErrNoRows is the answer
-	// "nothing claimed"; any other error only says the statement failed.
+	// "nothing claimed", as redis.Nil is for a pop; any other error only
+	// says the statement failed.
 	errs := map[types.Object]bool{}
 	taint := func(e ast.Expr) bool {
 		if u, isAddr := ast.Unparen(e).(*ast.UnaryExpr); isAddr && u.Op == token.AND {
@@ -92,7 +93,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 			if id, ok := n.(*ast.Ident); ok {
 				obj := info.ObjectOf(id)
 				withErr = withErr || errs[obj]
-				withNoRows = withNoRows || isSQLErrNoRows(obj)
+				withNoRows = withNoRows || isSQLErrNoRows(obj) || isRedisNil(obj)
 			}
 			return true
 		})
@@ -187,7 +188,105 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 		return true
 	})
 	use.checked = use.checked || noRowsChecked
+	if use.checked && !use.returned && r.answerDecidesResult(body, call, mentions) {
+		use.returned = true
+	}
 	return use
+}
+
+// answerDecidesResult: the function returns the answer in another form
+// (switch n { case 0: return "", nil; case 1: return setID, nil }, or
+// if n == 0 { return "", nil } ... return setID, nil): among the returns
+// the answer decides, one gives a result the zero value (nothing claimed)
+// and another gives it a value that is not. The caller then learns from
+// that result whether this replica won, and must check it.
+func (r *Result) answerDecidesResult(body *ast.BlockStmt, call *ast.CallExpr, mentions func(ast.Node) bool) bool {
+	type region struct{ from, to token.Pos }
+	var regions []region
+	add := func(n ast.Node) {
+		if n != nil {
+			regions = append(regions, region{n.Pos(), n.End()})
+		}
+	}
+	var decided []*ast.ReturnStmt
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			if n.Pos() > call.Pos() && mentions(n.Cond) {
+				add(n.Body)
+				if n.Else != nil {
+					add(n.Else)
+				}
+			}
+		case *ast.SwitchStmt:
+			if n.Pos() > call.Pos() && n.Tag != nil && mentions(n.Tag) {
+				add(n.Body)
+			}
+		case *ast.CaseClause:
+			for _, x := range n.List {
+				if n.Pos() > call.Pos() && mentions(x) {
+					add(n)
+				}
+			}
+		case *ast.BlockStmt:
+			// what follows `if n == 0 { return }` runs only when it says won
+			for i, st := range n.List {
+				if ifs, ok := st.(*ast.IfStmt); ok && ifs.Pos() > call.Pos() && mentions(ifs.Cond) && returnsEarly(ifs.Body) && i+1 < len(n.List) {
+					regions = append(regions, region{n.List[i+1].Pos(), n.End()})
+				}
+			}
+		case *ast.ReturnStmt:
+			if n.Pos() > call.End() {
+				decided = append(decided, n)
+			}
+		}
+		return true
+	})
+	in := func(ret *ast.ReturnStmt) bool {
+		for _, g := range regions {
+			if g.from <= ret.Pos() && ret.End() <= g.to {
+				return true
+			}
+		}
+		return false
+	}
+	info := r.pass.TypesInfo
+	zero, other := map[int]bool{}, map[int]bool{}
+	for _, ret := range decided {
+		if !in(ret) {
+			continue
+		}
+		for i, res := range ret.Results {
+			if isError(info.TypeOf(res)) {
+				continue
+			}
+			if zeroExpr(info, res) {
+				zero[i] = true
+			} else {
+				other[i] = true
+			}
+		}
+	}
+	for i := range zero {
+		if other[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroExpr: nil, or a constant zero value ("", 0, false).
+func zeroExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	if !ok {
+		return false
+	}
+	if tv.IsNil() {
+		return true
+	}
+	return tv.Value != nil && isZeroConstValue(tv.Value)
 }
 
 // keyedBy: call has an effect and one of its arguments mentions the
@@ -224,6 +323,15 @@ func returnsEarly(b *ast.BlockStmt) bool {
 func isSQLErrNoRows(obj types.Object) bool {
 	v, ok := obj.(*types.Var)
 	return ok && v.Name() == "ErrNoRows" && v.Pkg() != nil && v.Pkg().Path() == "database/sql" && v.Parent() == v.Pkg().Scope()
+}
+
+// isRedisNil: obj is a Redis client's Nil reply (go-redis redis.Nil,
+// redigo redis.ErrNil): the key or the list was empty, nothing was taken.
+func isRedisNil(obj types.Object) bool {
+	if obj == nil || obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !isRedis(obj.Pkg().Path()) {
+		return false
+	}
+	return obj.Name() == "Nil" || obj.Name() == "ErrNil"
 }
 
 func isError(t types.Type) bool {

@@ -176,3 +176,21 @@ func (r *Result) implementationEffects(fn *types.Func) (*Summary, bool) {
 	}
 	return out, true
 }
+
+// implementationClaim returns the claim that every implementation found of
+// an interface method takes and whose answer it returns (a Broker whose
+// only real implementation runs a claim script), "" when one does not.
+func (r *Result) implementationClaim(fn *types.Func) string {
+	impls := r.implementations(fn)
+	claim := ""
+	for _, m := range impls {
+		s := r.Of(m)
+		if !s.Gate || s.Coordination == "" {
+			return ""
+		}
+		if claim == "" {
+			claim = s.Coordination + " of " + funcName(m)
+		}
+	}
+	return claim
+}

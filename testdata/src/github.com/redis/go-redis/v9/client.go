@@ -220,6 +220,13 @@ func (c cmdable) LPush(ctx context.Context, key string, values ...interface{}) *
 func (c cmdable) RPush(ctx context.Context, key string, values ...interface{}) *IntCmd {
 	return &IntCmd{}
 }
+func (c cmdable) LPop(ctx context.Context, key string) *StringCmd { return &StringCmd{} }
+func (c cmdable) RPopLPush(ctx context.Context, source, destination string) *StringCmd {
+	return &StringCmd{}
+}
+func (c cmdable) LRange(ctx context.Context, key string, start, stop int64) *StringSliceCmd {
+	return &StringSliceCmd{}
+}
 func (c cmdable) Publish(ctx context.Context, channel string, message interface{}) *IntCmd {
 	return &IntCmd{}
 }
