@@ -68,7 +68,7 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			// unreadable statement is. Never evidence alone, but an
 			// interface implemented by it and by a known send is one
 			// whose every implementation reaches shared state.
-			e.Kind, e.Unknown, e.Resource = "send", true, "HTTP"
+			e.Kind, e.Unknown, e.Resource = "send", true, "HTTP (method not constant)"
 			break
 		}
 		switch strings.ToUpper(m) {
