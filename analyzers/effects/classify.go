@@ -63,7 +63,13 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	case "http":
 		m, ok := r.constString(arg("method"))
 		if !ok {
-			return
+			// A request whose method comes from configuration (a webhook
+			// channel's) reaches a server and may change it: unknown, as an
+			// unreadable statement is. Never evidence alone, but an
+			// interface implemented by it and by a known send is one
+			// whose every implementation reaches shared state.
+			e.Kind, e.Unknown, e.Resource = "send", true, "HTTP (method not constant)"
+			break
 		}
 		switch strings.ToUpper(m) {
 		case "GET", "HEAD", "OPTIONS", "":

@@ -19,7 +19,9 @@
 // is evidence for a default report (Effect.Duplicates). A statement that is a
 // parameter of its function is linked to it (Effect.Stmt) and read at the
 // function's call sites. A claim (a conditional write, a try-lock)
-// coordinates only when its answer gates the work (gate.go).
+// coordinates only when its answer gates the work (gate.go); so does a
+// read keyed by the instance's identity (the queued rows assigned to this
+// worker) whose rows gate or key the work.
 //
 // A read-modify-write is an accumulating effect wherever the store is
 // (readmodifywrite.go): within one function, a value read through a call on

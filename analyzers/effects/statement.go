@@ -55,6 +55,16 @@ func (r *Result) statement(at *ast.CallExpr, query int, text string, answered bo
 			return false
 		}
 	case !st.Writes:
+		// A read keyed by the instance's own identity (the queued rows
+		// assigned to this worker) whose rows the work then uses is this
+		// replica's share, as rows a claim returned are.
+		if st.Kind == sqltext.Select {
+			if id := r.identityArg(at); id != "" {
+				if g := gate(); g.checked {
+					ev.Coordination, ev.Gate = "rows keyed by the instance's identity ("+id+")", g.returned
+				}
+			}
+		}
 		return false
 	}
 	// A renewal extends the expiry of a row: one this replica holds when
