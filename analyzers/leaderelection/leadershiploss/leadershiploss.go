@@ -129,6 +129,7 @@ func run(p *rule.Pass) error {
 	c.checkLocks(reportFiles)
 	c.checkRenewLoops(reportFiles)
 	c.checkHeldRenewals(reportFiles)
+	c.checkSessionClaims()
 	return finish()
 }
 
