@@ -41,6 +41,7 @@ type sessionCheck struct {
 	c       *checker
 	funcs   []*ssa.Function
 	handler *types.Func // the ConsumeClaim being read, for messages
+	message types.Type  // its claim's message type
 	hooks   map[*ssa.Function]bool
 	// stores: every value the package stores into a struct field
 	stores   map[*types.Var][]ssa.Value
@@ -53,8 +54,9 @@ type sessionCheck struct {
 
 // frame is one function read from ConsumeClaim with its parameters' roles.
 type frame struct {
-	fn    *ssa.Function
-	roles map[ssa.Value]role
+	fn      *ssa.Function
+	roles   map[ssa.Value]role
+	message types.Type // the claim's message type
 }
 
 // checkSessionClaims reports the unbounded per-message loops of ConsumeClaim
@@ -85,7 +87,10 @@ func (c *checker) checkSessionClaims() {
 			}
 			switch {
 			case m.Name() == h.method.Name():
-				fr := &frame{fn: fn, roles: map[ssa.Value]role{}}
+				if h.message == nil {
+					continue
+				}
+				fr := &frame{fn: fn, roles: map[ssa.Value]role{}, message: h.message}
 				if h.session+1 < len(fn.Params) {
 					fr.roles[fn.Params[h.session+1]] = roleSession
 				}
@@ -105,6 +110,7 @@ func (c *checker) checkSessionClaims() {
 	sc.indexFields()
 	for _, fr := range handlers {
 		sc.handler, _ = fr.fn.Object().(*types.Func)
+		sc.message = fr.message
 		sc.walk(fr, map[*ssa.Function]bool{}, 0)
 	}
 }
@@ -115,6 +121,33 @@ type claimHandler struct {
 	method         *types.Func
 	session, claim int
 	hooks          map[string]bool
+	message        types.Type // the element of the claim's messages channel
+}
+
+// claimMessage returns the element type of the channel the claim's
+// claim-messages method returns (*sarama.ConsumerMessage), or nil.
+func (c *checker) claimMessage(handler *types.Func, claim int) types.Type {
+	params := handler.Type().(*types.Signature).Params()
+	if claim >= params.Len() {
+		return nil
+	}
+	it, ok := params.At(claim).Type().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	for i := 0; i < it.NumMethods(); i++ {
+		m := it.Method(i)
+		if leadership.Kind(c.p.KB, m, "claim-messages") == nil {
+			continue
+		}
+		res := m.Type().(*types.Signature).Results()
+		if res.Len() == 1 {
+			if ch, ok := res.At(0).Type().Underlying().(*types.Chan); ok {
+				return ch.Elem()
+			}
+		}
+	}
+	return nil
 }
 
 func (c *checker) claimHandlers() []claimHandler {
@@ -140,6 +173,7 @@ func (c *checker) claimHandlers() []claimHandler {
 					cl, ok2 := a.Arg("claim")
 					if ok1 && ok2 {
 						h.method, h.session, h.claim = m, s, cl
+						h.message = c.claimMessage(m, cl)
 					}
 				}
 				if leadership.Kind(c.p.KB, m, "session-hook") != nil {
@@ -258,7 +292,7 @@ func (sc *sessionCheck) walk(fr *frame, seen map[*ssa.Function]bool, depth int) 
 			if callee == nil || callee.Pkg != fr.fn.Pkg || len(callee.Blocks) == 0 {
 				continue
 			}
-			next := &frame{fn: callee, roles: map[ssa.Value]role{}}
+			next := &frame{fn: callee, roles: map[ssa.Value]role{}, message: fr.message}
 			for i, a := range com.Args {
 				if i < len(callee.Params) {
 					next.roles[callee.Params[i]] = sc.roleOf(fr, a)

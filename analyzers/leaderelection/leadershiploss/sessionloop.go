@@ -229,7 +229,7 @@ func (sc *sessionCheck) checkLoops(fr *frame) {
 		uses[b] = sc.use(fr, b)
 	}
 	for _, l := range loops {
-		if uses[l.header].observes || bounded(l) {
+		if uses[l.header].observes || bounded(l) || !handlesMessage(fr.fn, l, loops, fr.message) {
 			continue
 		}
 		allowed := func(b *ssa.BasicBlock) bool { return l.body[b] && !uses[b].observes }
@@ -319,4 +319,48 @@ func (sc *sessionCheck) report(fr *frame, waits, detached []ssa.Instruction) {
 	}
 	sc.c.p.Reportf(posNode(at.Pos()), related,
 		"a round of this loop can repeat for one claimed message without end and %s%s: after a rebalance ends the consumer-group session, this member keeps working the partition that another member now owns; select on sess.Context().Done() in the loop or hand the work a context derived from it", how, where)
+}
+
+// handlesMessage: an instruction of the loop, or of the code its exits
+// lead to outside other loops (an ack branch that marks the message and
+// leaves), works on a claimed message (an operand of the claim's message
+// type): the loop is per-message work, not a goroutine's own ticker or a
+// metrics loop started from ConsumeClaim.
+func handlesMessage(fn *ssa.Function, l *loop, loops []*loop, message types.Type) bool {
+	other := map[*ssa.BasicBlock]bool{} // blocks of loops that do not hold l
+	for _, l2 := range loops {
+		if l2 != l && !l2.body[l.header] {
+			for b := range l2.body {
+				other[b] = true
+			}
+		}
+	}
+	var exits []*ssa.BasicBlock
+	for b := range l.body {
+		for _, s := range b.Succs {
+			if !l.body[s] {
+				exits = append(exits, s)
+			}
+		}
+	}
+	var ops []*ssa.Value
+	for _, b := range fn.Blocks {
+		in := l.body[b]
+		for _, e := range exits {
+			if !in && !other[b] && e.Dominates(b) {
+				in = true
+			}
+		}
+		if !in {
+			continue
+		}
+		for _, ins := range b.Instrs {
+			for _, op := range ins.Operands(ops[:0]) {
+				if *op != nil && types.Identical((*op).Type(), message) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -154,3 +154,36 @@ func (p *pumping) pump(ctx context.Context, m *sarama.ConsumerMessage) {
 }
 
 var _ = newPumping
+
+// ticking starts a heartbeat per claim on a context of its own; the loop
+// handles no message, so it is no per-message work: silent (its twin is
+// pumping, whose goroutine retries a message).
+type ticking struct {
+	noHooks
+	base  context.Context
+	beats chan int32
+}
+
+func newTicking() *ticking { return &ticking{base: context.Background(), beats: make(chan int32)} }
+
+func (t *ticking) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	go t.beat(t.base, claim.Partition())
+	for m := range claim.Messages() {
+		_ = push(m.Value)
+		sess.MarkMessage(m, "")
+	}
+	return nil
+}
+
+func (t *ticking) beat(ctx context.Context, partition int32) {
+	for {
+		select {
+		case <-time.After(time.Second):
+			t.beats <- partition
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+var _ = newTicking
