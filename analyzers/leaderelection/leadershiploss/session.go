@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/signals"
 )
 
 // A consumer-group claim (sarama's ConsumeClaim) is leadership of one
@@ -151,12 +152,19 @@ func (c *checker) claimMessage(handler *types.Func, claim int) types.Type {
 }
 
 func (c *checker) claimHandlers() []claimHandler {
+	// the handler interfaces the knowledge base names, by package: looking
+	// them up directly spares a walk of every known import's scope
+	want := map[string][]string{}
+	for _, list := range [][]signals.API{c.p.KB.Coordinators, c.p.KB.Locks} {
+		for _, a := range list {
+			if a.Kind == "claim-handler" && a.Recv != "" && a.Recv != "*" {
+				want[a.Pkg] = append(want[a.Pkg], a.Recv)
+			}
+		}
+	}
 	var out []claimHandler
 	for _, imp := range c.p.Pkg.Imports() {
-		if !c.p.KB.Knows(imp.Path()) {
-			continue
-		}
-		for _, name := range imp.Scope().Names() {
+		for _, name := range want[imp.Path()] {
 			tn, ok := imp.Scope().Lookup(name).(*types.TypeName)
 			if !ok {
 				continue
