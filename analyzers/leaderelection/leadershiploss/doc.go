@@ -103,7 +103,13 @@
 //     this package that is stored in sight, never by a hook, never with a
 //     value derived from a session's context, and whose struct has no
 //     function field a hook calls (a cancel). Silent for counted loops (a
-//     retry count, a range over a slice or map) and for unknown contexts;
+//     retry count, a range over a slice or map), for loops that work on no
+//     claimed message (a heartbeat goroutine), and for unknown contexts.
+//     Across packages, the BlindLoop fact marks an exported function that
+//     takes a claimed message and runs such a loop, blind either whatever
+//     context it is given or unless its context parameter is the session's;
+//     a ConsumeClaim that calls it with a detached context (or at all, for
+//     the first kind) is reported at the call;
 //   - leader work after an etcd Campaign//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through

@@ -36,8 +36,10 @@ import (
 // revoking/closing (a channel Cleanup closes), batching/feeding (the
 // claim's messages), exportedRelay/relay (an exported field),
 // cancelling/ownCtx (a cancel Cleanup calls), ticking/pumping (no message
-// handled), and the shopify package's sessionForwarder/forwarder (sarama's
-// old path); each guard deleted once and seen to fail.
+// handled), the shopify package's sessionForwarder/forwarder (sarama's old
+// path), and across packages uselib's sessionUser/detachedUser (the fact's
+// context parameter) with retrylib's DeliverForever/foreverUser (blind
+// whatever context); each guard deleted once and seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
@@ -45,5 +47,5 @@ func TestLeadershipLoss(t *testing.T) {
 	}
 	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
-		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify")
+		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib")
 }

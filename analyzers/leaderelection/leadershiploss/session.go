@@ -51,6 +51,8 @@ type sessionCheck struct {
 	hookCall map[*types.Struct]bool
 	detached map[*types.Var]int8 // memo: 1 detached, -1 not (or being read)
 	reported map[token.Pos]bool
+	collect  bool              // record the loops in found instead of reporting them
+	found    []ssa.Instruction // the waits collected
 }
 
 // frame is one function read from ConsumeClaim with its parameters' roles.
@@ -67,8 +69,27 @@ func (c *checker) checkSessionClaims() {
 	if len(ifaces) == 0 {
 		return
 	}
+	var messages []types.Type
+	for _, h := range ifaces {
+		if h.message != nil {
+			messages = append(messages, h.message)
+		}
+	}
+	// the SSA form is read only where there is a handler or a function
+	// taking a claimed message (for its BlindLoop fact)
+	need := false
+	for fn := range c.decls {
+		for _, h := range ifaces {
+			if fn.Name() == h.method.Name() && fn.Type().(*types.Signature).Recv() != nil {
+				need = true
+			}
+		}
+		if messageParam(fn, messages) != nil {
+			need = true
+		}
+	}
 	eff, _ := c.p.ResultOf[effects.Analyzer].(*effects.Result)
-	if eff == nil {
+	if eff == nil || !need {
 		return
 	}
 	sc := &sessionCheck{c: c, hooks: map[*ssa.Function]bool{}, stores: map[*types.Var][]ssa.Value{}, owner: map[*types.Var]*types.Struct{},
@@ -104,11 +125,9 @@ func (c *checker) checkSessionClaims() {
 			}
 		}
 	}
-	if len(handlers) == 0 {
-		return
-	}
 	sc.funcs = eff.SSAFuncs()
 	sc.indexFields()
+	sc.exportBlindLoops(messages)
 	for _, fr := range handlers {
 		sc.handler, _ = fr.fn.Object().(*types.Func)
 		sc.message = fr.message
@@ -297,6 +316,9 @@ func (sc *sessionCheck) walk(fr *frame, seen map[*ssa.Function]bool, depth int) 
 			}
 			com := ci.Common()
 			callee := com.StaticCallee()
+			if callee != nil && callee.Pkg != fr.fn.Pkg {
+				sc.importedBlind(fr, com, callee, in)
+			}
 			if callee == nil || callee.Pkg != fr.fn.Pkg || len(callee.Blocks) == 0 {
 				continue
 			}

@@ -279,6 +279,10 @@ func reachable(from []*ssa.BasicBlock, ok func(*ssa.BasicBlock) bool, next func(
 // wait for an answer), else at the last wait; the sleeps and the detached
 // context's reads are related.
 func (sc *sessionCheck) report(fr *frame, waits, detached []ssa.Instruction) {
+	if sc.collect {
+		sc.found = append(sc.found, waits...)
+		return
+	}
 	sort.Slice(waits, func(i, j int) bool { return waits[i].Pos() < waits[j].Pos() })
 	at := waits[len(waits)-1]
 	for i := len(waits) - 1; i >= 0; i-- {
