@@ -82,7 +82,35 @@
 //     when MinIdle is above zero or not constant (a takeover of idle
 //     entries), when the consumer is another, and for a renewal done in a
 //     script (its owner check is not read);
-//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
+//   - a consumer-group claim (sarama's ConsumerGroupHandler.ConsumeClaim,
+//     the knowledge base's claim-handler kind; session.go) is leadership of
+//     one partition for one session: a rebalance cancels the session's
+//     context, closes the claim's channel and gives the partition to another
+//     member. Reported: a loop of ConsumeClaim, or of a function or
+//     goroutine of this package it reaches (the roles of their parameters
+//     carried from the call), one of whose rounds waits (a blocking select,
+//     a receive, a send, time.Sleep) and, on some path back to the loop's
+//     head, passes nothing that observes the session's end: a re-send after
+//     a nack, a retry with a sleep, a wait for an ack. Reported at the
+//     round's last select or receive, Related at its other waits and at a
+//     detached context it watches. Observing is a receive or select on the
+//     Done of a context not known to be detached, on the claim's messages,
+//     or on a channel field a session hook (Setup, Cleanup) writes or
+//     closes; reading such a context's Err; or handing the session, the
+//     claim or such a context to other code. A context is known to be
+//     detached only when it comes from context.Background, TODO or
+//     WithoutCancel (through derivations), or from an unexported field of
+//     this package that is stored in sight, never by a hook, never with a
+//     value derived from a session's context, and whose struct has no
+//     function field a hook calls (a cancel). Silent for counted loops (a
+//     retry count, a range over a slice or map), for loops that work on no
+//     claimed message (a heartbeat goroutine), and for unknown contexts.
+//     Across packages, the BlindLoop fact marks an exported function that
+//     takes a claimed message and runs such a loop, blind either whatever
+//     context it is given or unless its context parameter is the session's;
+//     a ConsumeClaim that calls it with a detached context (or at all, for
+//     the first kind) is reported at the call;
+//   - leader work after an etcd Campaign//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through
 //     Done() or Ctx() and is not handed to other code;

@@ -37,6 +37,7 @@ func TestGateFactsGob(t *testing.T) {
 		&LossSurvives{Holders: []string{"example.com/provider"}, At: []string{"example.com/run/run.go:9"}},
 		&Gates{Sites: []Gate{{Field: "example.com/config.Server.Elected", Work: "r.apply", Ctx: "ctx", At: "example.com/runner/runner.go:40"}}},
 		&GatesReported{At: []string{"example.com/runner/runner.go:40"}},
+		&BlindLoop{Ctx: -1, At: "example.com/retry/retry.go:15"},
 	} {
 		var buf bytes.Buffer
 		if err := gob.NewEncoder(&buf).Encode(f); err != nil {

@@ -20,7 +20,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop)},
 	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
@@ -118,6 +118,9 @@ func run(p *rule.Pass) error {
 			p.ExportObjectFact(fn, f)
 		}
 	}
+	// consumer-group claims (session.go): BlindLoop facts are exported
+	// here; its reports are dropped where the rule is disabled
+	c.checkSessionClaims()
 	if p.FactsOnly() {
 		return finish() // disabled here: the facts are all importers need
 	}

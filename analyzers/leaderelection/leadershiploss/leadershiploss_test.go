@@ -26,6 +26,20 @@ import (
 // recoverConfigured), the group reader's consumer (reassign), only the
 // expiry set (retryLater), a claim of the same table (extendNote), the
 // renewal not writing the holder itself (anyholder's claim).
+//
+// The le4001/session packages pair every silence of the consumer-group
+// claim check (session.go) with a report: watchedRelay/relay (a hoisted
+// session Done in the select), sessionSaver/saver (a session-derived
+// context handed on), fewTries/manyTries (a counted loop), askingSaver/
+// manyTries (the session handed on), setupCtx/ownCtx (a field Setup
+// writes), perClaim/sharedWorker (a field given sess.Context()),
+// revoking/closing (a channel Cleanup closes), batching/feeding (the
+// claim's messages), exportedRelay/relay (an exported field),
+// cancelling/ownCtx (a cancel Cleanup calls), ticking/pumping (no message
+// handled), the shopify package's sessionForwarder/forwarder (sarama's old
+// path), and across packages uselib's sessionUser/detachedUser (the fact's
+// context parameter) with retrylib's DeliverForever/foreverUser (blind
+// whatever context); each guard deleted once and seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
@@ -33,5 +47,5 @@ func TestLeadershipLoss(t *testing.T) {
 	}
 	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
-		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest")
+		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib")
 }
