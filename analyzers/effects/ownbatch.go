@@ -49,22 +49,33 @@ func (r *Result) OwnBatch(calls []*ast.CallExpr) string {
 		return ""
 	}
 	fl := r.flow()
+	received := false
 	for _, call := range calls {
-		if call == nil || !r.ownBatchCall(fl, call) {
+		if call == nil {
 			return ""
 		}
+		w := r.ownBatchCall(fl, call)
+		if w == nil {
+			return ""
+		}
+		received = received || w.received
+	}
+	if !received {
+		return "flushes a buffer that this process's own write path filled: each replica sends its own entries"
 	}
 	return "flushes a batch of what this process received on its own channel: each replica sends its own entries"
 }
 
-func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) bool {
+// ownBatchCall returns the walk that showed the call's payload own data,
+// nil when it is not shown.
+func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 	c := fl.common(call)
 	if c == nil || c.IsInvoke() {
-		return false
+		return nil
 	}
 	callee := c.StaticCallee()
 	if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg != r.pass.Pkg || reachesSQL(callee, 0, map[*ssa.Function]bool{}) {
-		return false
+		return nil
 	}
 	args := c.Args
 	if c.Signature().Recv() != nil && len(args) > 0 {
@@ -73,10 +84,13 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) bool {
 	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
 	for _, a := range args {
 		if !w.own(a, 0) {
-			return false
+			return nil
 		}
 	}
-	return w.received || w.buffered
+	if !w.received && !w.buffered {
+		return nil
+	}
+	return w
 }
 
 // reachesSQL: fn, or a function of its package it calls (three levels
