@@ -31,10 +31,16 @@ import (
 // its receiver, and what methods later add to an element already in the
 // map (batch.add(e)), is not followed: both are the process's memory.
 //
-// Not covered here (left reported): a buffer a field holds, appended by an
-// exported method and drained by the flush, a local slice built by append,
-// and sends reached through another module's code (an alert notifier's
-// queue).
+// A function the values pass through may also make side calls: calls
+// whose results go only to other side calls and which are handed no
+// address of memory (a log line, a span, a metric observation,
+// ownbuffer.go's sideCall): they do not make the payload.
+//
+// A buffer a field holds, filled by the package's write path and drained
+// into the payload, is the other own source (ownbuffer.go). Not covered
+// (left reported): a local slice built by append, and sends reached
+// through another module's code, unless the knowledge base says their
+// receiver deduplicates (Alertmanager, effects.yaml).
 
 // OwnBatch returns why the payload of every call in calls is the process's
 // own received data, "" when that is not shown for one of them.
@@ -43,34 +49,48 @@ func (r *Result) OwnBatch(calls []*ast.CallExpr) string {
 		return ""
 	}
 	fl := r.flow()
+	received := false
 	for _, call := range calls {
-		if call == nil || !r.ownBatchCall(fl, call) {
+		if call == nil {
 			return ""
 		}
+		w := r.ownBatchCall(fl, call)
+		if w == nil {
+			return ""
+		}
+		received = received || w.received
+	}
+	if !received {
+		return "flushes a buffer that this process's own write path filled: each replica sends its own entries"
 	}
 	return "flushes a batch of what this process received on its own channel: each replica sends its own entries"
 }
 
-func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) bool {
+// ownBatchCall returns the walk that showed the call's payload own data,
+// nil when it is not shown.
+func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 	c := fl.common(call)
 	if c == nil || c.IsInvoke() {
-		return false
+		return nil
 	}
 	callee := c.StaticCallee()
 	if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg != r.pass.Pkg || reachesSQL(callee, 0, map[*ssa.Function]bool{}) {
-		return false
+		return nil
 	}
 	args := c.Args
 	if c.Signature().Recv() != nil && len(args) > 0 {
 		args = args[1:]
 	}
-	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}}
+	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
 	for _, a := range args {
 		if !w.own(a, 0) {
-			return false
+			return nil
 		}
 	}
-	return w.received
+	if !w.received && !w.buffered {
+		return nil
+	}
+	return w
 }
 
 // reachesSQL: fn, or a function of its package it calls (three levels
@@ -117,7 +137,12 @@ type ownWalk struct {
 	fl       *flow
 	pure     map[*ssa.Function]bool // computesOnly, memoised
 	seen     map[ssa.Value]bool
-	received bool // some value came from an own channel
+	received bool                // some value came from an own channel
+	buffered bool                // some value was drained from an own buffer (ownbuffer.go)
+	buffers  map[*types.Var]bool // ownBuffer, memoised
+	// fill: parameters are judged by what the package's calls pass
+	// (ownParam), as for the values appended to a buffer.
+	fill bool
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -128,11 +153,14 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		return true // a cycle through a phi: decided by its other edges
 	}
 	w.seen[v] = true
+	if isContext(v.Type()) {
+		return true // a context carries no payload
+	}
 	switch v := v.(type) {
 	case *ssa.Const:
 		return true
 	case *ssa.Parameter:
-		return isContext(v.Type())
+		return w.fill && w.ownParam(v, depth)
 	case *ssa.UnOp:
 		switch v.Op {
 		case token.ARROW:
@@ -209,6 +237,9 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 				return false
 			}
 		}
+		if !w.fill && w.readsOwnBuffer(g, 0, map[*ssa.Function]bool{}) {
+			w.buffered = true
+		}
 		return true
 	}
 	return false
@@ -247,16 +278,18 @@ func (w *ownWalk) computesOnlyBody(fn *ssa.Function, depth int) bool {
 					continue
 				}
 				g := c.StaticCallee()
-				if c.IsInvoke() || g == nil {
-					return false
-				}
-				if g.Pkg == fn.Pkg {
-					if !w.computesOnly(g, depth+1) {
-						return false
+				switch {
+				case c.IsInvoke() || g == nil:
+				case g.Pkg == fn.Pkg:
+					if w.computesOnly(g, depth+1) {
+						continue
 					}
-					continue
+				default:
+					if o := g.Object(); o != nil && w.pureDependency(o.Pkg()) {
+						continue
+					}
 				}
-				if o := g.Object(); o == nil || !w.pureDependency(o.Pkg()) {
+				if !sideCall(in, 0) {
 					return false
 				}
 			}
@@ -287,7 +320,10 @@ func (w *ownWalk) pureDependency(pkg *types.Package) bool {
 		return false
 	}
 	for _, imp := range pkg.Imports() {
-		if outsideAPI(imp.Path()) || !standard(imp.Path()) && w.r.kb.Knows(imp.Path()) {
+		// A package that imports os (a helper reading a test file)
+		// still computes: the local disk is no shared state; the network,
+		// other processes and databases are.
+		if imp.Path() != "os" && outsideAPI(imp.Path()) || !standard(imp.Path()) && w.r.kb.Knows(imp.Path()) {
 			return false
 		}
 	}
