@@ -1,11 +1,13 @@
 package leadershiploss
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"regexp"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -52,6 +54,9 @@ type deadlineIndex struct {
 	callers map[*ssa.Function][]*ssa.Call // static call sites in the package
 	globals map[*ssa.Global][]ssa.Value   // values stored to package variables
 	calls   map[token.Pos]*ast.CallExpr   // the package's call expressions by Lparen
+	// bindings: the value a function literal's free variable is bound to,
+	// when one closure of it is made
+	bindings map[*ssa.FreeVar]ssa.Value
 }
 
 // checkRenewDeadlines reports renewals bounded by the expiry they ask for.
@@ -59,7 +64,7 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 	if eff == nil || !c.boundsContexts(files) {
 		return
 	}
-	ix := &deadlineIndex{funcs: eff.SSAFuncs(), callers: map[*ssa.Function][]*ssa.Call{}, globals: map[*ssa.Global][]ssa.Value{}, calls: map[token.Pos]*ast.CallExpr{}}
+	ix := &deadlineIndex{funcs: eff.SSAFuncs(), callers: map[*ssa.Function][]*ssa.Call{}, globals: map[*ssa.Global][]ssa.Value{}, calls: map[token.Pos]*ast.CallExpr{}, bindings: map[*ssa.FreeVar]ssa.Value{}}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
@@ -75,6 +80,12 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 				case *ssa.Call:
 					if g := in.Common().StaticCallee(); g != nil {
 						ix.callers[g] = append(ix.callers[g], in)
+					}
+				case *ssa.MakeClosure:
+					if lit, ok := in.Fn.(*ssa.Function); ok && len(lit.FreeVars) == len(in.Bindings) {
+						for i, fv := range lit.FreeVars {
+							ix.bindings[fv] = in.Bindings[i]
+						}
 					}
 				case *ssa.Store:
 					if g, ok := in.Addr.(*ssa.Global); ok {
@@ -139,6 +150,22 @@ func (c *checker) boundedRenewal(ix *deadlineIndex, eff *effects.Result, store *
 		asks := func(v ssa.Value, _ *ssa.Call) bool { return sameSource(v, limit) }
 		if c.renewalEvidence(ix, eff, store, nil, asks) {
 			c.reportRenewDeadline(ix, store, store, bound, limit, "is given a timeout equal to the TTL it asks for")
+			return
+		}
+		// or constants: a timeout not below the TTL less the renew interval
+		timeout, ok := constDuration(limit)
+		if !ok {
+			return
+		}
+		for _, a := range store.Call.Args {
+			ttl, ok := constDuration(a)
+			if !ok || !c.renewalEvidence(ix, eff, store, nil, func(v ssa.Value, _ *ssa.Call) bool { return v == a }) {
+				continue
+			}
+			if _, every := pacing(store); every > 0 && timeout >= ttl-every {
+				c.reportRenewDeadline(ix, store, store, bound, limit, fmt.Sprintf("is given a timeout of %v, not below its TTL %v less the renew interval %v", timeout, ttl, every))
+			}
+			return
 		}
 		return
 	}
@@ -329,10 +356,10 @@ func (c *checker) reportRenewDeadline(ix *deadlineIndex, site, store, bound *ssa
 	if at == nil || c.checked[at] {
 		return
 	}
-	if !pacedLoop(site) {
+	if paced, _ := pacing(site); !paced {
 		return
 	}
-	cancel := cancelAfter(site)
+	cancel := cancelAfter(site, bound)
 	if cancel == nil {
 		return
 	}
@@ -364,10 +391,11 @@ func (c *checker) reportRenewDeadline(ix *deadlineIndex, site, store, bound *ssa
 		how)
 }
 
-// pacedLoop: the call's block lies on a cycle of its function that waits
-// for time (time.Sleep, a receive from a timer's or ticker's channel or
-// time.After, also in a select).
-func pacedLoop(call *ssa.Call) bool {
+// pacing reports whether the call's block lies on a cycle of its function
+// that waits for time (time.Sleep, a receive from a timer's or ticker's
+// channel or time.After, also in a select), and the wait when it is one
+// constant (0 otherwise).
+func pacing(call *ssa.Call) (bool, time.Duration) {
 	b := call.Block()
 	loop := map[*ssa.BasicBlock]bool{}
 	from := reachable(b, true)
@@ -377,29 +405,52 @@ func pacedLoop(call *ssa.Call) bool {
 		}
 	}
 	if !loop[b] {
-		return false
+		return false, 0
 	}
+	paced := false
+	var waits []ssa.Value
 	for blk := range loop {
 		for _, in := range blk.Instrs {
 			switch in := in.(type) {
 			case *ssa.Call:
 				if f := funcOf(in.Common()); f != nil && f.Pkg() != nil && f.Pkg().Path() == "time" && f.Name() == "Sleep" {
-					return true
+					paced = true
+					waits = append(waits, in.Call.Args[0])
 				}
 			case *ssa.UnOp:
-				if in.Op == token.ARROW && timerChan(in.X) {
-					return true
+				if w, ok := timerChan(in.X); in.Op == token.ARROW && ok {
+					paced = true
+					waits = append(waits, w)
 				}
 			case *ssa.Select:
 				for _, s := range in.States {
-					if s.Dir == types.RecvOnly && timerChan(s.Chan) {
-						return true
+					if w, ok := timerChan(s.Chan); s.Dir == types.RecvOnly && ok {
+						paced = true
+						waits = append(waits, w)
 					}
 				}
 			}
 		}
 	}
-	return false
+	var every time.Duration
+	if len(waits) == 1 {
+		every, _ = constDuration(waits[0])
+	}
+	return paced, every
+}
+
+// constDuration returns the value of a constant time.Duration.
+func constDuration(v ssa.Value) (time.Duration, bool) {
+	k, ok := v.(*ssa.Const)
+	if !ok || k.Value == nil || k.Value.Kind() != constant.Int {
+		return 0, false
+	}
+	n, ok := types.Unalias(k.Type()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "time" || n.Obj().Name() != "Duration" {
+		return 0, false
+	}
+	d, exact := constant.Int64Val(k.Value)
+	return time.Duration(d), exact
 }
 
 // reachable returns the blocks reachable from b (b itself when it lies on
@@ -423,48 +474,104 @@ func reachable(b *ssa.BasicBlock, self bool) map[*ssa.BasicBlock]bool {
 }
 
 // timerChan: the C of a *time.Timer or *time.Ticker, or time.After or
-// time.Tick.
-func timerChan(v ssa.Value) bool {
+// time.Tick; with the wait it was made with when in sight (nil otherwise).
+func timerChan(v ssa.Value) (ssa.Value, bool) {
 	switch v := v.(type) {
 	case *ssa.Call:
 		f := funcOf(v.Common())
-		return f != nil && f.Pkg() != nil && f.Pkg().Path() == "time" && (f.Name() == "After" || f.Name() == "Tick")
+		if f != nil && f.Pkg() != nil && f.Pkg().Path() == "time" && (f.Name() == "After" || f.Name() == "Tick") {
+			return v.Call.Args[0], true
+		}
 	case *ssa.UnOp:
 		fa, ok := v.X.(*ssa.FieldAddr)
 		if !ok || v.Op != token.MUL {
-			return false
+			return nil, false
 		}
 		st, ok := fa.X.Type().Underlying().(*types.Pointer)
 		if !ok {
-			return false
+			return nil, false
 		}
 		n, ok := types.Unalias(st.Elem()).(*types.Named)
 		if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "time" || (n.Obj().Name() != "Timer" && n.Obj().Name() != "Ticker") {
-			return false
+			return nil, false
 		}
 		s, ok := n.Underlying().(*types.Struct)
-		return ok && s.Field(fa.Field).Name() == "C"
+		if !ok || s.Field(fa.Field).Name() != "C" {
+			return nil, false
+		}
+		var wait ssa.Value
+		if mk, ok := fa.X.(*ssa.Call); ok {
+			if f := funcOf(mk.Common()); f != nil && f.Pkg() != nil && f.Pkg().Path() == "time" && (f.Name() == "NewTimer" || f.Name() == "NewTicker") {
+				wait = mk.Call.Args[0]
+			}
+		}
+		return wait, true
 	}
-	return false
+	return nil, false
 }
 
 // cancelAfter returns a call of a context.CancelFunc (or a close of a
 // channel) that the function can reach after call: the work is stopped
 // once the renewal loop is left.
-func cancelAfter(call *ssa.Call) ssa.CallInstruction {
+func cancelAfter(call, bound *ssa.Call) ssa.CallInstruction {
 	b := call.Block()
 	blocks := reachable(b, false)
+	returns := false
 	for blk := range blocks {
 		for _, in := range blk.Instrs {
-			if ci, ok := in.(ssa.CallInstruction); ok && stops(ci.Common()) {
-				if blk == b && in.Pos() < call.Pos() && !reachable(b, true)[b] {
-					continue
+			switch in := in.(type) {
+			case *ssa.Return, *ssa.RunDefers:
+				returns = true
+			case *ssa.Defer:
+				// deferred after the renewal: runs on the way out
+			case ssa.CallInstruction:
+				if stops(in.Common()) && !cancelOf(in.Common().Value, bound, 0) {
+					if blk == b && in.Pos() < call.Pos() && !reachable(b, true)[b] {
+						continue
+					}
+					return in
 				}
-				return ci
+			}
+		}
+	}
+	if !returns {
+		return nil
+	}
+	// a deferred cancel runs when the function returns after the renewal
+	for _, blk := range call.Parent().Blocks {
+		for _, in := range blk.Instrs {
+			if d, ok := in.(*ssa.Defer); ok && stops(d.Common()) && !cancelOf(d.Common().Value, bound, 0) {
+				return d
 			}
 		}
 	}
 	return nil
+}
+
+// cancelOf: v is the cancel func the bound call returned (the renewal's
+// own context released), not the work's.
+func cancelOf(v ssa.Value, bound *ssa.Call, depth int) bool {
+	switch v := v.(type) {
+	case *ssa.Extract:
+		return v.Tuple == bound && v.Index == 1
+	case *ssa.Phi:
+		if depth > 3 {
+			return false
+		}
+		for _, e := range v.Edges {
+			if cancelOf(e, bound, depth+1) {
+				return true
+			}
+		}
+	case *ssa.MakeClosure:
+		// defer cancel() of a local: the closure binds the cancel
+		for _, b := range v.Bindings {
+			if cancelOf(b, bound, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stops: a call of a context.CancelFunc or CancelCauseFunc value, or the
@@ -509,6 +616,9 @@ func expiryWatchdog(ix *deadlineIndex, fn *ssa.Function) bool {
 // cancels: v is a cancel func, or a function whose body calls one or
 // closes a channel.
 func cancels(v ssa.Value) bool {
+	if ct, ok := v.(*ssa.ChangeType); ok {
+		v = ct.X // a cancel func passed as a func()
+	}
 	if isCancelFunc(v.Type()) {
 		return true
 	}
@@ -545,6 +655,9 @@ func timerUses(ix *deadlineIndex, timer *ssa.Call) (stopped, reset bool) {
 		}
 	}
 	is := func(v ssa.Value) bool {
+		if fv, ok := v.(*ssa.FreeVar); ok {
+			v = ix.bindings[fv]
+		}
 		if v == timer {
 			return true
 		}
@@ -621,8 +734,24 @@ func boundOf(v ssa.Value, depth int) *ssa.Call {
 }
 
 // nowAdd returns v when it is time.Now().Add(d), computed right there (not
-// carried over from an earlier round through a phi).
+// carried over from an earlier round through a phi), or a load of a
+// variable that the same block last set to one.
 func nowAdd(v ssa.Value) *ssa.Call {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		var last ssa.Value
+		for _, in := range u.Block().Instrs {
+			if in == u {
+				break
+			}
+			if st, ok := in.(*ssa.Store); ok && st.Addr == u.X {
+				last = st.Val
+			}
+		}
+		if last == nil {
+			return nil
+		}
+		v = last
+	}
 	call, ok := v.(*ssa.Call)
 	if !ok {
 		return nil
