@@ -192,7 +192,7 @@ func (c *checker) boundedRenewal(ix *deadlineIndex, eff *effects.Result, store *
 		return // a deadline saved from the previous success, or unknown
 	}
 	ttl := add.Call.Args[1]
-	asks := func(v ssa.Value, _ *ssa.Call) bool { return v == limit || sameSource(v, ttl) }
+	asks := func(v ssa.Value, _ *ssa.Call) bool { return v == limit || sameSource(v, limit) || sameSource(v, ttl) }
 	if c.renewalEvidence(ix, eff, store, nil, asks) {
 		c.reportRenewDeadline(ix, store, store, bound, limit, "is bounded by the new expiry it asks for")
 	}
@@ -387,7 +387,7 @@ func (c *checker) reportRenewDeadline(ix *deadlineIndex, site, store, bound *ssa
 		related = append(related, rule.Related(n, "the work's context is cancelled only here, after the renewal has given up"))
 	}
 	c.p.Reportf(at, related,
-		"this renewal %s, not by the lease's current expiry (the previous success plus the TTL): when the store stops answering, the call waits until that later deadline, so after the key expires and another process acquires it this holder's work context is still live for up to one renew interval, and two holders work at once; bound the renewal by the deadline saved from the previous success, or arm a timer at the current expiry that cancels the work",
+		"this renewal %s, which ends after the lease's current expiry (the previous success plus the TTL): when the store stops answering, the call waits until that later deadline, so after the key expires and another process acquires it this holder's work context is still live for up to one renew interval, and two holders work at once; bound the renewal by the deadline saved from the previous success, or arm a timer at the current expiry that cancels the work",
 		how)
 }
 
@@ -770,11 +770,14 @@ func nowAdd(v ssa.Value) *ssa.Call {
 	return nil
 }
 
-// sameSource: a and b are the same duration: the same value, equal
+// sameSource: a and b are the same duration or time: the same value, equal
 // constants, loads of the same field or package variable, up to
 // conversions and the unit methods and divisions that turn a duration
 // into a count (ttl.Milliseconds(), ttl/time.Second).
 func sameSource(a, b ssa.Value) bool {
+	if a == nil || b == nil {
+		return false
+	}
 	a, b = durationBase(a), durationBase(b)
 	if a == b {
 		return true

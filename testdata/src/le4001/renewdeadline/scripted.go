@@ -83,7 +83,7 @@ func (h *holder) hold(parent context.Context) (context.Context, context.CancelFu
 				err = ctx.Err()
 			case <-timer.C:
 				deadline = time.Now().Add(h.ttl)
-				if err = h.runScript(ctx, extendIfOwner, deadline); err == nil { // want `this renewal is bounded by the new expiry it asks for, not by the lease's current expiry`
+				if err = h.runScript(ctx, extendIfOwner, deadline); err == nil { // want `this renewal is bounded by the new expiry it asks for, which ends after the lease's current expiry`
 					timer.Reset(h.interval)
 				}
 			}
