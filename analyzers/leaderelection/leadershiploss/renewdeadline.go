@@ -61,7 +61,14 @@ type deadlineIndex struct {
 
 // checkRenewDeadlines reports renewals bounded by the expiry they ask for.
 func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
-	if eff == nil || !c.boundsContexts(files) {
+	if eff == nil {
+		return
+	}
+	bounds := c.callsAny(files, "context", "WithDeadline", "WithTimeout")
+	// a validity read after the reply (validafter.go): only where a store
+	// of the knowledge base is in sight, (time.Time).Add being everywhere
+	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now")
+	if !bounds && !valid {
 		return
 	}
 	ix := &deadlineIndex{funcs: eff.SSAFuncs(), callers: map[*ssa.Function][]*ssa.Call{}, globals: map[*ssa.Global][]ssa.Value{}, calls: map[token.Pos]*ast.CallExpr{}, bindings: map[*ssa.FreeVar]ssa.Value{}}
@@ -95,6 +102,12 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 			}
 		}
 	}
+	if valid {
+		c.checkValidAfterReply(ix, eff)
+	}
+	if !bounds {
+		return
+	}
 	for _, fn := range ix.funcs {
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
@@ -106,15 +119,17 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 	}
 }
 
-// boundsContexts: some file of the package calls context.WithDeadline or
-// context.WithTimeout (the fast exit before any SSA is built).
-func (c *checker) boundsContexts(files []*ast.File) bool {
+// callsAny: some file of the package calls one of the functions names of
+// package path (the fast exit before any SSA is built).
+func (c *checker) callsAny(files []*ast.File, path string, names ...string) bool {
 	found := false
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && !found {
-				if fn := c.callee(call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" && (fn.Name() == "WithDeadline" || fn.Name() == "WithTimeout") {
-					found = true
+				if fn := c.callee(call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == path {
+					for _, name := range names {
+						found = found || fn.Name() == name
+					}
 				}
 			}
 			return !found
