@@ -120,6 +120,22 @@
 //     or one enclosing it and is re-armed (Reset) or never stopped; one
 //     stopped once the lock is held and never reset guards nothing. The
 //     timing of client-go's RenewDeadline and LeaseDuration is LE4002's;
+//   - a local validity read after the reply (validafter.go): a field or
+//     package variable set to time.Now().Add(ttl) where the time.Now()
+//     call comes after (is dominated by) the acquire or renewal that asked
+//     the store for that same TTL (an acquire or expire of the knowledge
+//     base, a row renewal, or a call with a constant expiry-moving text),
+//     then read by the work's check: time's Before, After, Until, Sub or
+//     Compare, or context.WithDeadline. The key's expiry runs from when
+//     the store handled the command, earlier by the reply's way back and
+//     any retry or stall, so the validity ends after the key. Reported at
+//     the first check in source order (the check, or the call deriving
+//     the work's context, of signals.md's LE4001 positions), Related at
+//     the validity and the acquire. Silent for a start time read before
+//     the request (start := time.Now(); acquire; start.Add(ttl)), for a
+//     time that is not the TTL asked for (a retry backoff), for a call no
+//     knowledge or text says moves an expiry, for a local variable, and
+//     in packages that import no store of the knowledge base;
 //   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through
