@@ -164,7 +164,7 @@ func (c *checker) boundedRenewal(ix *deadlineIndex, eff *effects.Result, store *
 		// the timeout is the TTL the call asks for
 		asks := func(v ssa.Value, _ *ssa.Call) bool { return sameSource(v, limit) }
 		if c.renewalEvidence(ix, eff, store, nil, asks) {
-			c.reportRenewDeadline(ix, store, store, bound, limit, "is given a timeout equal to the TTL it asks for")
+			c.reportLocal(ix, store, bound, limit, "is given a timeout equal to the TTL it asks for")
 			return
 		}
 		// or constants: a timeout not below the TTL less the renew interval
@@ -209,7 +209,7 @@ func (c *checker) boundedRenewal(ix *deadlineIndex, eff *effects.Result, store *
 	ttl := add.Call.Args[1]
 	asks := func(v ssa.Value, _ *ssa.Call) bool { return v == limit || sameSource(v, limit) || sameSource(v, ttl) }
 	if c.renewalEvidence(ix, eff, store, nil, asks) {
-		c.reportRenewDeadline(ix, store, store, bound, limit, "is bounded by the new expiry it asks for")
+		c.reportLocal(ix, store, bound, limit, "is bounded by the new expiry it asks for")
 	}
 }
 
@@ -360,6 +360,19 @@ func touches(v ssa.Value, pred func(ssa.Value) bool, depth int) bool {
 		}
 	}
 	return false
+}
+
+// reportLocal reports a store call whose bound is its own function's: at
+// the call when it runs in a paced loop, else at each call of its function
+// (a helper that renews once) that does.
+func (c *checker) reportLocal(ix *deadlineIndex, store, bound *ssa.Call, limit ssa.Value, how string) {
+	if paced, _ := pacing(store); paced {
+		c.reportRenewDeadline(ix, store, store, bound, limit, how)
+		return
+	}
+	for _, site := range ix.callers[store.Parent()] {
+		c.reportRenewDeadline(ix, site, store, bound, limit, how)
+	}
 }
 
 // reportRenewDeadline reports at site (the renewal in the loop, or the
