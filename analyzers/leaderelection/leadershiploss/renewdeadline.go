@@ -64,7 +64,11 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 	if eff == nil {
 		return
 	}
-	bounds := c.callsAny(files, "context", "WithDeadline", "WithTimeout")
+	// a bounded renewal needs a bound, a paced loop and a store that may
+	// move an expiry: a store of the knowledge base or a text that says so
+	bounds := c.callsAny(files, "context", "WithDeadline", "WithTimeout") &&
+		c.callsAny(files, "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick") &&
+		(c.p.ImportsKnown() || expiryText(files))
 	// a validity read after the reply (validafter.go): only where a store
 	// of the knowledge base is in sight, (time.Time).Add being everywhere
 	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now")
@@ -117,6 +121,20 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 			}
 		}
 	}
+}
+
+// expiryText: some string literal of files moves an expiry.
+func expiryText(files []*ast.File) bool {
+	found := false
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && renewExpiryText.MatchString(lit.Value) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // callsAny: some file of the package calls one of the functions names of
