@@ -110,7 +110,61 @@
 //     context it is given or unless its context parameter is the session's;
 //     a ConsumeClaim that calls it with a detached context (or at all, for
 //     the first kind) is reported at the call;
-//   - leader work after an etcd Campaign//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
+//   - a renewal bounded by the expiry it asks for (renewdeadline.go): in
+//     a loop paced by a ticker, a timer, time.After or time.Sleep, whose
+//     exit cancels the work (a context.CancelFunc called, deferred, or a
+//     channel closed after the loop; the renewal's own cancel does not
+//     count), a renewal call runs on a context bounded by
+//     context.WithDeadline(ctx, time.Now().Add(ttl)) where that deadline,
+//     or its Unix form, is also the expiry the call asks for (read in SSA,
+//     also through a helper whose deadline parameter bounds its call and
+//     is passed as the script's argument, judged at each call site that
+//     passes a fresh now+TTL), or by context.WithTimeout(ctx, ttl) with
+//     the TTL the call asks for, or by a constant timeout not below the
+//     constant TTL less the constant renew interval. The lease still ends
+//     at its current expiry (the previous success plus the TTL), one
+//     interval sooner: when the store stops answering, the call waits or
+//     retries until the later deadline, and meanwhile another process
+//     acquires the key while this holder's work context is live. The
+//     store is read from the call, not from its API's name: a renewal of
+//     the knowledge base (an EXPIRE-like command, a row renewal of the
+//     effects package) or a call carrying a constant text that moves an
+//     expiry (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT in a script or command,
+//     an UPDATE that sets an expiry-like column), traced through
+//     parameters, package variables and the constructors that hold the
+//     text. Reported at the renewal call in the loop (this rule, not
+//     LE4002: the values are seldom constant, and the renewal is the one
+//     place that learns of the loss, here too late: the "ignored
+//     channel" position of signals.md), Related at the bound, the
+//     deadline, the store call and the cancel. Silent when the deadline
+//     is not computed afresh from time.Now() in that round (a deadline
+//     saved from the previous success, also a value carried through a
+//     phi), when the expiry asked for is out of sight (a TTL written in
+//     the script), when the timeout is not the TTL asked for and not
+//     constant, when no text or knowledge says the call moves an expiry,
+//     outside a paced loop, when nothing is cancelled once the loop is
+//     left (the failure is then the check above's), and when a
+//     time.AfterFunc that cancels the work runs in the renewer's function
+//     or one enclosing it and is re-armed (Reset) or never stopped; one
+//     stopped once the lock is held and never reset guards nothing. The
+//     timing of client-go's RenewDeadline and LeaseDuration is LE4002's;
+//   - a local validity read after the reply (validafter.go): a field or
+//     package variable set to time.Now().Add(ttl) where the time.Now()
+//     call comes after (is dominated by) the acquire or renewal that asked
+//     the store for that same TTL (an acquire or expire of the knowledge
+//     base, a row renewal, or a call with a constant expiry-moving text),
+//     then read by the work's check: time's Before, After, Until, Sub or
+//     Compare, or context.WithDeadline. The key's expiry runs from when
+//     the store handled the command, earlier by the reply's way back and
+//     any retry or stall, so the validity ends after the key. Reported at
+//     the first check in source order (the check, or the call deriving
+//     the work's context, of signals.md's LE4001 positions), Related at
+//     the validity and the acquire. Silent for a start time read before
+//     the request (start := time.Now(); acquire; start.Add(ttl)), for a
+//     time that is not the TTL asked for (a retry backoff), for a call no
+//     knowledge or text says moves an expiry, for a local variable, and
+//     in packages that import no store of the knowledge base;
+//   - leader work after an etcd Campaign (a Run/Start call, a goroutine, an
 //     endless loop, or any call handing a context to non-election code) when
 //     the session, created in the same function, is never observed through
 //     Done() or Ctx() and is not handed to other code;

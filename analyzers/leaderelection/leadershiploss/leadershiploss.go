@@ -97,6 +97,12 @@ func run(p *rule.Pass) error {
 		return nil
 	}
 
+	if !p.FactsOnly() {
+		// a renewal bounded by the expiry it asks for: read from the
+		// calls themselves, whatever store the package talks to
+		eff, _ := p.ResultOf[effects.Analyzer].(*effects.Result)
+		c.checkRenewDeadlines(eff, p.Files())
+	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return finish()
 	}

@@ -260,6 +260,8 @@ func (sc *sessionCheck) checkLoops(fr *frame) {
 	}
 }
 
+// reachable returns the blocks reached from the given ones through next,
+// entering only those ok accepts.
 func reachable(from []*ssa.BasicBlock, ok func(*ssa.BasicBlock) bool, next func(*ssa.BasicBlock) []*ssa.BasicBlock) map[*ssa.BasicBlock]bool {
 	seen := map[*ssa.BasicBlock]bool{}
 	stack := append([]*ssa.BasicBlock(nil), from...)
