@@ -56,6 +56,10 @@ type rmwHit struct {
 	readAt      token.Pos
 	dataUsed    bool // the write's answer carries data that is used
 	oldPassed   bool // the write takes the old value or a version read with it
+	// writesBack: an incremented argument of the write has the type of
+	// what the read returned (or of its elements): the value read, moved
+	// on, goes back (rmwguards.go).
+	writesBack bool
 }
 
 // readModifyWrite adds the accumulating effect of a read-modify-write to
@@ -72,6 +76,12 @@ func (r *Result) readModifyWrite(call *ast.CallExpr, ev *Event) {
 	if !known && !r.opaqueStore(h) {
 		return
 	}
+	// An opaque write handed something else than what was read (a
+	// position, the next revision, a count derived from the rows) may use
+	// it as the key of a new record (an insert that conflicts when two
+	// replicas make it) rather than store it over the old value; what it
+	// does is out of sight: unknown, shown under the strict profile only.
+	unknown := !known && !h.writesBack
 	readCall := r.astCall(h.readAt)
 	if readCall == nil {
 		return
@@ -89,12 +99,18 @@ func (r *Result) readModifyWrite(call *ast.CallExpr, ev *Event) {
 		ev.Coordination, ev.Effects = "compare-and-set ("+callText(call)+" takes the old value, its answer is checked)", nil
 		return
 	}
+	evidence := fmt.Sprintf("reads a value through %s (%s) and writes it back incremented through %s (%s)",
+		callText(readCall), r.where(readCall.Pos()), callText(call), r.where(call.Pos()))
+	if unknown {
+		evidence = fmt.Sprintf("reads a value through %s (%s) and hands a value derived from it, incremented, to %s (%s), whose write the analysis cannot read",
+			callText(readCall), r.where(readCall.Pos()), callText(call), r.where(call.Pos()))
+	}
 	ev.Effects = append(ev.Effects, Effect{
-		Kind:  "increment",
-		API:   apiName(h.writeFn),
-		Where: r.where(call.Pos()),
-		ReadModifyWrite: fmt.Sprintf("reads a value through %s (%s) and writes it back incremented through %s (%s)",
-			callText(readCall), r.where(readCall.Pos()), callText(call), r.where(call.Pos())),
+		Kind:            "increment",
+		Unknown:         unknown,
+		API:             apiName(h.writeFn),
+		Where:           r.where(call.Pos()),
+		ReadModifyWrite: evidence,
 	})
 }
 
@@ -216,6 +232,7 @@ func (r *Result) rmwIn(fn *ssa.Function) {
 				r.rmw[w.common.Pos()] = &rmwHit{
 					read: read.common, write: w.common, writeValue: w.value, writeFn: w.fn,
 					readAt: read.common.Pos(), dataUsed: writeAnswerUsed(w), oldPassed: oldPassed(w.common, lv),
+					writesBack: writesBack(read.common, args, lv),
 				}
 			}
 		}

@@ -222,3 +222,50 @@ func versionLike(v ssa.Value) bool {
 	}
 	return false
 }
+
+// writesBack: one of the write's incremented arguments has the type of a
+// data result of the read, or of its elements (a record of a list read),
+// pointers aside: the value read is what goes back, moved on. A write
+// handed a value of another type derived from the read (the revision
+// after the last row read, an offset past a page) may use it as a key or
+// a position; through an opaque store that is no evidence of a lost
+// update.
+func writesBack(read *ssa.CallCommon, args []ssa.Value, lv map[ssa.Value]int) bool {
+	var readTypes []types.Type
+	res := read.Signature().Results()
+	for i := 0; i < res.Len(); i++ {
+		t := res.At(i).Type()
+		if isError(t) {
+			continue
+		}
+		readTypes = append(readTypes, derefType(t))
+		switch u := derefType(t).Underlying().(type) {
+		case *types.Slice:
+			readTypes = append(readTypes, derefType(u.Elem()))
+		case *types.Array:
+			readTypes = append(readTypes, derefType(u.Elem()))
+		case *types.Map:
+			readTypes = append(readTypes, derefType(u.Elem()))
+		}
+	}
+	for _, a := range args {
+		if lv[a] != incremented {
+			continue
+		}
+		for _, t := range []types.Type{a.Type(), unwrap(a).Type()} {
+			for _, rt := range readTypes {
+				if types.Identical(derefType(t), rt) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}

@@ -244,33 +244,34 @@ func RunWriteBack(ctx context.Context, src, dst Counters) {
 	}
 }
 
-// Pages reads through an offset: a call that takes a derived value and
+// Pages reads through a cursor: a call that takes a derived value and
 // returns data is a read.
 type Pages interface {
-	Page(ctx context.Context, offset int) ([]string, error)
-	Mark(ctx context.Context, offset int) error
+	// Page reads the page at cursor and returns the cursor after it.
+	Page(ctx context.Context, cursor int) (int, error)
+	Mark(ctx context.Context, cursor int) error
 }
 
-// Negative: the next page, read from an offset moved on.
+// Negative: the next page, read from a cursor moved on.
 func RunPaging(ctx context.Context, p Pages) {
 	for range time.Tick(time.Minute) {
-		first, err := p.Page(ctx, 0)
+		after, err := p.Page(ctx, 0)
 		if err != nil {
 			continue
 		}
-		next, _ := p.Page(ctx, len(first)+1)
-		log.Println(len(next))
+		next, _ := p.Page(ctx, after+1)
+		log.Println(next)
 	}
 }
 
-// Twin: the moved-on offset handed to a call whose answer is only an error.
+// Twin: the moved-on cursor handed to a call whose answer is only an error.
 func RunMarking(ctx context.Context, p Pages) {
 	for range time.Tick(time.Minute) { // want `reads a value through p.Page \(guards.go:\d+\) and writes it back incremented through p.Mark`
-		first, err := p.Page(ctx, 0)
+		after, err := p.Page(ctx, 0)
 		if err != nil {
 			continue
 		}
-		p.Mark(ctx, len(first)+1)
+		p.Mark(ctx, after+1)
 	}
 }
 
