@@ -89,6 +89,11 @@ func Summarize(list []effects.Effect) string {
 		s := verb(e.Kind)
 		if e.ReadModifyWrite != "" {
 			s = e.ReadModifyWrite + ", so concurrent replicas lose updates or repeat values"
+			if e.Unknown {
+				// Strict profile only: the write may as well be an insert
+				// keyed by the value, which conflicts instead.
+				s = e.ReadModifyWrite + ", so concurrent replicas may lose updates or repeat values"
+			}
 		}
 		if e.Resource != "" {
 			s += " " + e.Resource

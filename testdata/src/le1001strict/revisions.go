@@ -17,7 +17,7 @@ type gapLog interface {
 // revisions.go), shown here.
 func pollGaps(ctx context.Context, l gapLog) {
 	last := int64(0)
-	for range time.Tick(time.Second) { // want `time.Tick runs loop body on every replica every 1s: it reads a value through l.After \(revisions.go:\d+\) and hands a value derived from it, incremented, to l.Fill \(revisions.go:\d+\), whose write the analysis cannot read, so concurrent replicas lose updates or repeat values; guarded by nothing`
+	for range time.Tick(time.Second) { // want `time.Tick runs loop body on every replica every 1s: it reads a value through l.After \(revisions.go:\d+\) and hands a value derived from it, incremented, to l.Fill \(revisions.go:\d+\), whose write the analysis cannot read, so concurrent replicas may lose updates or repeat values; guarded by nothing`
 		rows, err := l.After(ctx, last)
 		if err != nil {
 			continue
