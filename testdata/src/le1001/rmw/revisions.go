@@ -3,6 +3,8 @@ package rmw
 import (
 	"context"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Change is one row of a revision log whose store is an interface with no
@@ -73,5 +75,18 @@ func AdvanceSequence(ctx context.Context, s Sequence) {
 			continue
 		}
 		s.Advance(ctx, n+1)
+	}
+}
+
+// Twin: a write the knowledge base reads (Redis SET) is judged by what it
+// does, whatever the type of the value it takes (an int64 moved on from a
+// *redis.StringCmd read): the type rule is for opaque stores only.
+func CountRuns(ctx context.Context, rdb *redis.Client) {
+	for range time.Tick(time.Minute) { // want `reads a value through rdb.Get \(revisions.go:\d+\) and writes it back incremented through rdb.Set \(revisions.go:\d+\)`
+		n, err := rdb.Get(ctx, "runs:total").Int64()
+		if err != nil {
+			continue
+		}
+		rdb.Set(ctx, "runs:total", n+1, 0)
 	}
 }
