@@ -42,5 +42,11 @@
 // package or an implementation in sight that reaches no shared state, a
 // concrete type of another package whose write reaches none and that holds
 // no network connection (a write-ahead log on the local disk), a write
-// that cannot fail).
+// that cannot fail). Through a store whose write it cannot read (an
+// interface with no implementation in sight, a network client of another
+// package), the write must take a value of the type the read returned, or
+// of its elements: the value read goes back. A value of another type
+// derived from the read (the revision after the last row, an offset past a
+// page) may be the key of a new record, which conflicts instead of losing
+// an update: unknown, shown under the strict profile.
 package effects
