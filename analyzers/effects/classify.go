@@ -36,6 +36,11 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		return
 	case "query-body":
 		return
+	case "own-certificate":
+		// An ACME call orders, authorizes or fetches this instance's own
+		// certificate: per-replica by design, whatever HTTP it makes
+		// inside. Where the certificate is stored is its own effect.
+		return
 	case "sql", "sqlread":
 		i, _ := a.Arg("query")
 		text, ok := r.statementText(call, i)

@@ -13,8 +13,12 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// identityEnv: environment variables that name the running instance.
-var identityEnv = regexp.MustCompile(`(?i)^(my_)?(hostname|host|pod_?name|pod_?ip|node_?name|node_?id|instance_?id|instance|replica_?id|machine_?id|server_?id|worker_?id)$`)
+// identityEnv: environment variables that name the running instance. An
+// orchestrator prefixes the ID it gives each running copy with its own name
+// (NOMAD_ALLOC_ID, MESOS_TASK_ID, a platform's <NAME>_MACHINE_ID): with one
+// leading word, a machine, allocation, task or replica ID is the copy's. A
+// prefixed instance ID is not (DB_INSTANCE_ID names a shared database).
+var identityEnv = regexp.MustCompile(`(?i)^((my_)?(hostname|host|pod_?name|pod_?ip|node_?name|node_?id|instance_?id|instance|replica_?id|machine_?id|server_?id|worker_?id|alloc_?id)|[a-z0-9]+_(machine|alloc|task|replica)_?id)$`)
 
 // identity tells whether v is the running instance's own identity, and
 // names its source: os.Hostname(), os.Getenv("POD_NAME"), a field
