@@ -31,7 +31,8 @@ const (
 //
 // Periodic loops stay periodic: `for { work(); if err != nil { log };
 // sleep }` and `for range ticker.C { work() }` go round on a plain path, and
-// a loop that leaves only on shutdown or on error has no success exit.
+// so does a loop that leaves only on shutdown or on error: when the work
+// succeeded.
 func (f *finder) retryShaped(loop ast.Node) bool {
 	body := f.enclosingBody(loop)
 	if body == nil {
@@ -67,7 +68,15 @@ func (f *finder) retryShaped(loop ast.Node) bool {
 	if entry == nil || head == nil {
 		return false
 	}
-	r := retryReader{f: f, g: g, loop: loop, innerLoop: innermostLoops(loop)}
+	r := retryReader{f: f, g: g, loop: loop, innerLoop: innermostLoops(loop), tagless: map[*ast.CaseClause]bool{}}
+	ast.Inspect(loop, func(n ast.Node) bool {
+		if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag == nil {
+			for _, c := range sw.Body.List {
+				r.tagless[c.(*ast.CaseClause)] = true
+			}
+		}
+		return true
+	})
 	// Every way round again takes a failure or try-again branch: the path
 	// that completes the attempt does not go round, so it leaves the loop
 	// (or blocks until shutdown), and the loop is not periodic.
@@ -81,6 +90,8 @@ type retryReader struct {
 	// innerLoop maps each statement in the loop body to its innermost
 	// enclosing loop, to tell which loop a continue goes round.
 	innerLoop map[ast.Node]ast.Node
+	// tagless: the case clauses of switches without a tag.
+	tagless map[*ast.CaseClause]bool
 }
 
 // reaches: head is reached from entry taking only edges allowed, without
@@ -119,42 +130,45 @@ func (r *retryReader) class(b, s *cfg.Block) edgeClass {
 	switch s.Kind {
 	case cfg.KindIfThen:
 		is := s.Stmt.(*ast.IfStmt)
-		switch {
-		case failureCondition(is.Cond):
-			return failureEdge
-		case stopCondition(is.Cond):
-			return plainEdge // a pause while stopping, not a failed attempt
-		case !successCondition(is.Cond) && r.continues(is.Body.List, is) && r.live(cfg.KindIfDone, is):
-			return tryAgainEdge
-		}
-		return plainEdge
+		return r.branchClass(is.Cond, is.Body.List, is)
 	case cfg.KindSwitchCaseBody:
-		cc := s.Stmt.(*ast.CaseClause)
 		if len(b.Succs) != 2 || b.Succs[0] != s {
-			return plainEdge // a fallthrough or the jump to default
+			return plainEdge // a fallthrough, or the jump to default
 		}
-		if len(cc.List) == 1 {
-			switch {
-			case failureCondition(cc.List[0]):
-				return failureEdge
-			case stopCondition(cc.List[0]), successCondition(cc.List[0]):
-				return plainEdge
-			}
+		cc := s.Stmt.(*ast.CaseClause)
+		var cond ast.Expr // a case of a tagless switch is a condition
+		if len(cc.List) == 1 && r.tagless[cc] {
+			cond = cc.List[0]
 		}
-		if r.continues(cc.Body, cc) && r.live(cfg.KindSwitchDone, r.switchOf(cc)) {
-			return tryAgainEdge
-		}
-		return plainEdge
+		return r.branchClass(cond, cc.Body, cc)
 	}
-	// The false side of an if: the else block, or the block after the if.
+	// The false side of an if (the else block, or the block after the if)
+	// of a success test.
 	if len(b.Succs) == 2 && b.Succs[1] == s && b.Succs[0].Kind == cfg.KindIfThen {
-		is := b.Succs[0].Stmt.(*ast.IfStmt)
-		if successCondition(is.Cond) {
+		if successCondition(b.Succs[0].Stmt.(*ast.IfStmt).Cond) {
 			return failureEdge
 		}
 		// Not `if ok { return }` in general: a ticker poll that returns once
 		// something turns up (a claimed task) works on every tick. Sleep
 		// loops keep that reading in retryLoop.
+	}
+	return plainEdge
+}
+
+// branchClass: a branch on a failure (err != nil) is a failure branch; one
+// that ends in a continue of this loop, on a condition that is neither a
+// success nor a shutdown, tries again.
+func (r *retryReader) branchClass(cond ast.Expr, body []ast.Stmt, branch ast.Node) edgeClass {
+	if cond != nil {
+		switch {
+		case failureCondition(cond):
+			return failureEdge
+		case successCondition(cond), stopCondition(cond):
+			return plainEdge // work done goes round: periodic; a pause while stopping
+		}
+	}
+	if r.continues(body, branch) {
+		return tryAgainEdge
 	}
 	return plainEdge
 }
@@ -195,32 +209,6 @@ func (r *retryReader) labeled(label *ast.Ident) (ast.Stmt, bool) {
 		}
 	}
 	return found, found != nil
-}
-
-// live: the statement's done block is reachable (it can complete, so a
-// branch of it that continues is not the only way on).
-func (r *retryReader) live(kind cfg.BlockKind, stmt ast.Stmt) bool {
-	for _, b := range r.g.Blocks {
-		if b.Kind == kind && b.Stmt == stmt {
-			return b.Live
-		}
-	}
-	return false
-}
-
-func (r *retryReader) switchOf(cc *ast.CaseClause) ast.Stmt {
-	for _, b := range r.g.Blocks {
-		if b.Kind == cfg.KindSwitchDone {
-			if sw, ok := b.Stmt.(*ast.SwitchStmt); ok && sw.Body.Pos() <= cc.Pos() && cc.End() <= sw.Body.End() {
-				for _, c := range sw.Body.List {
-					if c == cc {
-						return sw
-					}
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // successCondition: err == nil.

@@ -74,21 +74,31 @@ func enqueueForever(ctx context.Context, db *sql.DB) {
 	}
 }
 
-// Positive twin of the switch's try-again case: every case goes round, so
-// the switch cannot be passed and its continues are the loop's pace.
-func enqueueByMode(ctx context.Context, db *sql.DB) {
-	for { // want `for loop paced by time.Sleep runs loop body on every replica every 1s: it inserts into table orders; guarded by nothing`
-		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+// Positive twins of the try-again branch, which must end in a continue:
+// a branch that does the work and waits for the tick goes round on a plain
+// path even where the other branch leaves.
+func insertWhileBusy(ctx context.Context, db *sql.DB) {
+	ticker := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table orders; guarded by nothing`
+	for {
+		if o, _ := probe(ctx, db); o == busy {
+			db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+			<-ticker.C
+		} else {
+			return
+		}
+	}
+}
+
+func insertWhileBusySwitch(ctx context.Context, db *sql.DB) {
+	ticker := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table orders; guarded by nothing`
+	for {
 		o, _ := probe(ctx, db)
 		switch o {
-		case free:
-			return
 		case busy:
-			time.Sleep(time.Second)
-			continue
+			db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+			<-ticker.C
 		default:
-			time.Sleep(time.Minute)
-			continue
+			return
 		}
 	}
 }
@@ -172,5 +182,50 @@ func insertAndLog(ctx context.Context, db *sql.DB, logf func(string, ...any)) {
 func insertEveryTick(ctx context.Context, db *sql.DB) {
 	for range time.Tick(time.Hour) { // want `time.Tick runs loop body on every replica every 1h0m0s: it inserts into table orders; guarded by nothing`
 		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+	}
+}
+
+// Negative: the failed attempt waits for the tick in its own branch; the
+// attempt that succeeds returns.
+func announceOrWait(ctx context.Context, db *sql.DB) {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		if _, err := db.ExecContext(ctx, "INSERT INTO roles (role) VALUES ('primary')"); err != nil {
+			<-ticker.C
+		} else {
+			return
+		}
+	}
+}
+
+// Positive twin of the failure test, in a tagless switch: the case that
+// goes round is the one where the insert succeeded.
+func insertUntilErrorSwitch(ctx context.Context, db *sql.DB) error {
+	ticker := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table orders; guarded by nothing`
+	for {
+		_, err := db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		switch {
+		case err == nil:
+			<-ticker.C
+			continue
+		}
+		return err
+	}
+}
+
+// Positive twin of the case that tries again: a default that goes round
+// is not one outcome retried, it is everything but the exit.
+func insertUntilFree(ctx context.Context, db *sql.DB) {
+	ticker := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table orders; guarded by nothing`
+	for {
+		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		switch o, _ := probe(ctx, db); o {
+		case free:
+			return
+		default:
+			<-ticker.C
+			continue
+		}
 	}
 }
