@@ -95,7 +95,7 @@ type retryReader struct {
 }
 
 // reaches: head is reached from entry taking only edges allowed, without
-// going round head or leaving by done.
+// leaving the loop (outside it, control may come back in through head).
 func (r *retryReader) reaches(entry, head, done *cfg.Block, allowed func(edgeClass) bool) bool {
 	seen := map[*cfg.Block]bool{entry: true}
 	work := []*cfg.Block{entry}
@@ -109,8 +109,8 @@ func (r *retryReader) reaches(entry, head, done *cfg.Block, allowed func(edgeCla
 			if s == head {
 				return true
 			}
-			if s == done || seen[s] {
-				continue
+			if s == done || seen[s] || !within(s, r.loop) {
+				continue // left the loop (a break, a labeled break or continue, a goto)
 			}
 			seen[s] = true
 			work = append(work, s)
@@ -119,8 +119,8 @@ func (r *retryReader) reaches(entry, head, done *cfg.Block, allowed func(edgeCla
 	return false
 }
 
-// within: the block's statement lies in the loop (blocks without one, the
-// function's own, do not).
+// within: the block's statement lies in the loop (the function's own
+// blocks have none).
 func within(b *cfg.Block, loop ast.Node) bool {
 	return b.Stmt != nil && loop.Pos() <= b.Stmt.Pos() && b.Stmt.End() <= loop.End()
 }
