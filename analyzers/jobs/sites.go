@@ -123,7 +123,7 @@ func (f *finder) sleepLoop(loop *ast.ForStmt, stack []ast.Node) {
 		}
 		return true
 	})
-	if pacer == nil || retryLoop(loop) {
+	if pacer == nil || retryLoop(loop) || f.retryShaped(loop) {
 		return
 	}
 	f.seenLoops[loop] = true

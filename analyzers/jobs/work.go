@@ -22,6 +22,9 @@ func (f *finder) addLoopJob(call *ast.CallExpr, name, schedule string, loop ast.
 		return
 	}
 	f.seenLoops[loop] = true
+	if f.retryShaped(loop) {
+		return // a retry paced by the ticker: its wait is a backoff
+	}
 	j := f.newJob(call, name, schedule, stack)
 	var body *ast.BlockStmt
 	switch l := loop.(type) {
