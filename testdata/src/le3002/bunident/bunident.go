@@ -6,6 +6,8 @@ package bunident
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"sync/atomic"
 
 	"github.com/uptrace/bun"
 )
@@ -95,5 +97,151 @@ type GateJanitor struct{ db *bun.DB }
 
 func (g *GateJanitor) Unlock(ctx context.Context, gate string) error {
 	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx)
+	return err
+}
+
+// Negative: the release runs only while the in-process flag the acquire
+// set says this instance holds the row, so a replica whose acquire failed
+// never deletes another's row (twin: SchemaGate; FlagOnlyWritten).
+type FlagGate struct {
+	db   *bun.DB
+	held bool
+}
+
+func (g *FlagGate) Lock(ctx context.Context, gate string) error {
+	if _, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx); err != nil {
+		return err
+	}
+	g.held = true
+	return nil
+}
+
+func (g *FlagGate) Unlock(ctx context.Context, gate string) error {
+	if !g.held {
+		return errNotHeld
+	}
+	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx)
+	g.held = false
+	return err
+}
+
+var errNotHeld = errors.New("gate not held")
+
+// Negative: the flag is swapped by a compare-and-swap helper that runs the
+// release only when the flag was set (twin: SchemaGate).
+type SwapGate struct {
+	db     *bun.DB
+	locked atomic.Bool
+}
+
+func swapThen(flag *atomic.Bool, from, to bool, fn func() error) error {
+	if !flag.CompareAndSwap(from, to) {
+		return errNotHeld
+	}
+	return fn()
+}
+
+func (g *SwapGate) Lock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, false, true, func() error {
+		_, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx)
+		return err
+	})
+}
+
+func (g *SwapGate) Unlock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, true, false, func() error {
+		_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx)
+		return err
+	})
+}
+
+// Positive: the flag is only cleared after the delete, never tested, so
+// any caller deletes the row (twin of FlagGate).
+type FlagOnlyWritten struct {
+	db   *bun.DB
+	held bool
+}
+
+func (g *FlagOnlyWritten) Lock(ctx context.Context, gate string) error {
+	if _, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx); err != nil {
+		return err
+	}
+	g.held = true
+	return nil
+}
+
+func (g *FlagOnlyWritten) Unlock(ctx context.Context, gate string) error {
+	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx) // want `Exec releases the lock of \(FlagOnlyWritten\).Unlock by deleting its row of model gateRow by key only`
+	g.held = false
+	return err
+}
+
+// Positive: the flag the release tests is a setting the acquire only
+// reads, not a record that this instance holds the row (twin of FlagGate).
+type OptionalGate struct {
+	db      *bun.DB
+	enabled bool
+}
+
+func (g *OptionalGate) Lock(ctx context.Context, gate string) error {
+	if !g.enabled {
+		return nil
+	}
+	_, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx)
+	return err
+}
+
+func (g *OptionalGate) Unlock(ctx context.Context, gate string) error {
+	if !g.enabled {
+		return nil
+	}
+	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx) // want `Exec releases the lock of \(OptionalGate\).Unlock by deleting its row of model gateRow by key only`
+	return err
+}
+
+// Negative: the release under the held flag calls an unexported helper
+// named like a release, which deletes the row; the flag guards the helper
+// too (twin: ExportedHelperGate).
+type HelperGate struct {
+	db     *bun.DB
+	locked atomic.Bool
+}
+
+func (g *HelperGate) Lock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, false, true, func() error {
+		_, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx)
+		return err
+	})
+}
+
+func (g *HelperGate) Unlock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, true, false, func() error { return g.releaseRow(ctx, gate) })
+}
+
+func (g *HelperGate) releaseRow(ctx context.Context, gate string) error {
+	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx)
+	return err
+}
+
+// Positive: the same helper exported: any caller deletes the row without
+// the flag (twin of HelperGate).
+type ExportedHelperGate struct {
+	db     *bun.DB
+	locked atomic.Bool
+}
+
+func (g *ExportedHelperGate) Lock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, false, true, func() error {
+		_, err := g.db.NewInsert().Model(&gateRow{Gate: gate}).Exec(ctx)
+		return err
+	})
+}
+
+func (g *ExportedHelperGate) Unlock(ctx context.Context, gate string) error {
+	return swapThen(&g.locked, true, false, func() error { return g.ReleaseRow(ctx, gate) })
+}
+
+func (g *ExportedHelperGate) ReleaseRow(ctx context.Context, gate string) error {
+	_, err := g.db.NewDelete().Model((*gateRow)(nil)).Where("? = ?", bun.Ident("gate"), gate).Exec(ctx) // want `Exec releases the lock of \(ExportedHelperGate\).ReleaseRow by deleting its row of model gateRow by key only`
 	return err
 }
