@@ -27,6 +27,9 @@ type ProjectLock struct {
 	// OwnerRead: the release reads an owner or token column of the rows
 	// first (SELECT owner FROM locks ...): a check, if not an atomic one.
 	OwnerRead bool
+	// HeldFlag: the release is conditional on an in-process flag of the
+	// receiver that the acquire sets (see heldFlag).
+	HeldFlag bool
 }
 
 // ProjectLocks finds the project's own locks among the package's
@@ -117,6 +120,7 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 						}
 						out = append(out, &ProjectLock{Recv: recv, Acquire: a, Release: r, Insert: ins, Delete: del,
 							OwnerRead: readsOwner(info, fold, Reached(info, decls, r, 2)),
+							HeldFlag:  heldFlag(info, a, r) || guardedHelper(info, decls, g, r),
 							Expiry:    expiring[tableKey(recv, ins.Table, ins.Named)] || expiring[tableKey(recv, anyTable, true)]})
 					}
 				}
@@ -124,6 +128,36 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 		}
 	}
 	return out
+}
+
+// guardedHelper: r is an unexported release-named helper (releaseTableLock)
+// that another release of its type, run only under the held flag its
+// acquire sets (heldFlag), calls: the flag guards the helper too. An
+// exported helper may be called by anyone, so it is judged alone.
+func guardedHelper(info *types.Info, decls map[*types.Func]*ast.FuncDecl, g *lockPair, r *ast.FuncDecl) bool {
+	if ast.IsExported(r.Name.Name) {
+		return false
+	}
+	for _, outer := range g.releases {
+		if outer == r {
+			continue
+		}
+		calls := false
+		for _, fd := range Reached(info, decls, outer, 2) {
+			if fd == r {
+				calls = true
+			}
+		}
+		if !calls {
+			continue
+		}
+		for _, a := range g.acquires {
+			if heldFlag(info, a, outer) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lockPair is the acquire-named and release-named functions of one

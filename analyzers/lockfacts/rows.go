@@ -2,6 +2,7 @@ package lockfacts
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
 	"reflect"
 	"regexp"
@@ -213,6 +214,9 @@ func ormRow(info *types.Info, kb *signals.Knowledge, exec *ast.CallExpr) *RowOp 
 				if !ok {
 					unknownPred = true
 				}
+				if i, ok := api.Arg("query"); ok && i < len(call.Args) {
+					w = bindIdents(info, w, call.Args[i+1:])
+				}
 				wheres = append(wheres, strings.ToLower(w))
 			case "orm-wherepk":
 				pk = true
@@ -271,6 +275,54 @@ func ormRow(info *types.Info, kb *signals.Knowledge, exec *ast.CallExpr) *RowOp 
 		op.OwnerPred = op.OwnerPred || o
 	}
 	return op
+}
+
+// bindIdents writes into a predicate's ? placeholders the column names
+// bound to them as identifiers (bun.Ident("table_name")): Where("? = ?",
+// bun.Ident("table_name"), name) tests the column table_name. Values bound
+// to the other placeholders stay "?", so a value never reads as a column.
+// A placeholder with no argument (an unreadable query) leaves the rest as is.
+func bindIdents(info *types.Info, query string, args []ast.Expr) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		if c != '?' || i+1 < len(query) && (query[i+1] == '?' || isIdentByte(query[i+1])) {
+			// ?? is an escaped mark, ?0 and ?Name are placeholders
+			// this reading does not number
+			b.WriteByte(c)
+			continue
+		}
+		if n < len(args) {
+			if col, ok := identArg(info, args[n]); ok {
+				b.WriteString(col)
+				n++
+				continue
+			}
+		}
+		n++
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// identArg: a constant of a string type named Ident (bun.Ident, an alias of
+// schema.Ident; go-pg's pg.Ident), which a builder writes as a quoted
+// column or table name, not as a value.
+func identArg(info *types.Info, e ast.Expr) (string, bool) {
+	tv, ok := info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	named, ok := types.Unalias(tv.Type).(*types.Named)
+	if !ok || named.Obj().Name() != "Ident" {
+		return "", false
+	}
+	return constant.StringVal(tv.Value), true
 }
 
 // modelInfo is what a model struct's fields and tags say.

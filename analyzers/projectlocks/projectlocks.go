@@ -1,9 +1,10 @@
 // Package projectlocks computes, once per package, the locks a project
-// writes itself over a store (lockfacts.ProjectLocks) as LE3002
-// unsafeunlock reads them (a release by key only), on first use. LE3001
-// lockexpiry reads more (statements folded through the effects analysis's
-// value flow, lock documents) and computes its own with those options: a
-// release by key of such a lock is not yet evidence enough for LE3002.
+// writes itself over a store (lockfacts.ProjectLocksWith), on first use,
+// for both rules that read them: LE3001 lockexpiry (the acquire gives the
+// lock no end) and LE3002 unsafeunlock (the release deletes by key only).
+// One reading for both, statements folded through the effects analysis's
+// value flow and lock documents included, so a lock LE3001 sees is one
+// LE3002 judges the release of.
 package projectlocks
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/analyzers/settings"
@@ -22,22 +24,27 @@ import (
 // known store, pays nothing.
 var Analyzer = &analysis.Analyzer{
 	Name:       "gatesiftprojectlocks",
-	Doc:        "find the locks a project writes itself over a store (read by LE3002)",
+	Doc:        "find the locks a project writes itself over a store (read by LE3001 and LE3002)",
 	Run:        run,
-	Requires:   []*analysis.Analyzer{settings.Analyzer},
+	Requires:   []*analysis.Analyzer{settings.Analyzer, effects.Analyzer},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
 // Result holds the package's project locks, computed once.
 type Result struct {
 	pass  *analysis.Pass
+	fold  lockfacts.Folder
 	once  sync.Once // the two rules may run at once on one package
 	locks []*lockfacts.ProjectLock
 	err   error
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	return &Result{pass: pass}, nil
+	r := &Result{pass: pass}
+	if eff, ok := pass.ResultOf[effects.Analyzer].(*effects.Result); ok && eff != nil {
+		r.fold = eff
+	}
+	return r, nil
 }
 
 // Locks returns the project locks of the files the rules read (rule.Skips
@@ -57,8 +64,9 @@ func (r *Result) Locks() ([]*lockfacts.ProjectLock, error) {
 				files = append(files, f)
 			}
 		}
-		r.locks = lockfacts.ProjectLocks(r.pass.TypesInfo, conf.Knowledge, files)
-		r.pass = nil // the pass is not kept alive by the checker's results
+		r.locks = lockfacts.ProjectLocksWith(r.pass.TypesInfo, conf.Knowledge, files,
+			lockfacts.ProjectLockOptions{Fold: r.fold, Documents: true})
+		r.pass, r.fold = nil, nil // the pass is not kept alive by the checker's results
 	})
 	return r.locks, r.err
 }

@@ -8,13 +8,14 @@ import (
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3001.
 // It reads the statements of a project's own lock rows through the value
-// flow of the effects analysis.
-var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer}})
+// flow of the effects analysis (projectlocks, shared with LE3002).
+var Analyzer = rule.New(rule.Spec{ID: "LE3001", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, projectlocks.Analyzer}})
 
 const crash = "if the holder crashes or is killed while it holds the lock, the key stays forever and no replica ever runs the guarded work again"
 
@@ -87,7 +88,9 @@ func run(p *rule.Pass) error {
 		}
 		etcdTxn(p, info, f)
 	}
-	projectLocks(p)
+	if err := projectLocks(p); err != nil {
+		return err
+	}
 	casLocks(p)
 	return nil
 }

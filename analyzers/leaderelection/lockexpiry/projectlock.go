@@ -5,8 +5,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
+	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
@@ -15,14 +15,14 @@ import (
 // deleted by the Unlock-like function of the same type) when nothing on
 // those rows mentions an expiry: not the insert, not the model's columns,
 // no renewal or stale-row cleanup in the package.
-func projectLocks(p *rule.Pass) {
+func projectLocks(p *rule.Pass) error {
+	locks, err := projectlocks.Of(p)
+	if err != nil {
+		return err
+	}
 	info := p.TypesInfo
 	seen := map[*lockfacts.RowOp]bool{}
-	opts := lockfacts.ProjectLockOptions{Documents: true}
-	if r, ok := p.ResultOf[effects.Analyzer].(*effects.Result); ok && r != nil {
-		opts.Fold = r
-	}
-	for _, l := range lockfacts.ProjectLocksWith(info, p.KB, p.Files(), opts) {
+	for _, l := range locks {
 		if l.Expiry || seen[l.Insert] {
 			continue
 		}
@@ -47,6 +47,7 @@ func projectLocks(p *rule.Pass) {
 				"or use the elector's Postgres store",
 			l.Insert.What, funcLabel(l.Recv, l.Acquire.Name.Name), l.Insert.Label, statement(l.Insert.Text), funcLabel(l.Recv, l.Release.Name.Name))
 	}
+	return nil
 }
 
 // uniqueFields names the fields of an inserted document that make the

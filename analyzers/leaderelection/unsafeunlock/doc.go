@@ -17,6 +17,12 @@
 //     delete is reported too, as a check that is not atomic with it;
 //   - DELETE FROM a lock-like table, or UPDATE ... SET owner = NULL, that
 //     selects the row by name only, with no owner or token predicate;
+//   - the Unlock/Release of a lock the project writes itself (a row or
+//     document inserted on a unique key by a Lock/Acquire of the same
+//     type, as LE3001 reads it) that deletes it by key only, in SQL text or
+//     a builder chain (a column bound as bun.Ident counts as named), unless
+//     it reads the owner first or runs only while an in-process flag the
+//     acquire sets says this instance holds the lock;
 //   - session-level pg_advisory_lock / pg_try_advisory_lock /
 //     pg_advisory_unlock run through a pool (*sql.DB, *pgxpool.Pool,
 //     *sqlx.DB): the lock belongs to whichever connection ran it, and the

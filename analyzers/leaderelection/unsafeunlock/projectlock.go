@@ -13,7 +13,8 @@ import (
 // projectLocks reports the release of a lock the project writes itself
 // (lockfacts.ProjectLocks) that deletes the row by its key alone: no owner
 // or token predicate, no expiry condition, and no read of the owner before
-// it (a check in two steps, not this message's case).
+// it (a check in two steps, not this message's case), and not run only
+// while an in-process flag the acquire sets says this instance holds it.
 func projectLocks(p *rule.Pass) error {
 	locks, err := projectlocks.Of(p)
 	if err != nil {
@@ -23,19 +24,23 @@ func projectLocks(p *rule.Pass) error {
 	seen := map[*lockfacts.RowOp]bool{}
 	for _, l := range locks {
 		d := l.Delete
-		if !d.Keyed || d.OwnerPred || d.Expiry || l.OwnerRead || seen[d] {
+		if !d.Keyed || d.OwnerPred || d.Expiry || l.OwnerRead || l.HeldFlag || seen[d] {
 			continue
 		}
 		seen[d] = true
 		if op := lockfacts.Classify(info, p.KB, d.Call); op != nil && op.Stmt != nil && releaseByName(op.Stmt) {
 			continue // reported as a lock row of its table already
 		}
-		p.Reportf(d.Call, []analysis.RelatedInformation{rule.Related(l.Insert.Call, "the lock is taken here, by inserting the row")},
-			"%s releases the lock of %s by deleting its row of %s by key only, with no owner or token predicate: "+
+		row := "row"
+		if d.Doc {
+			row = "document"
+		}
+		p.Reportf(d.Call, []analysis.RelatedInformation{rule.Related(l.Insert.Call, "the lock is taken here, by inserting the %s", row)},
+			"%s releases the lock of %s by deleting its %s of %s by key only, with no owner or token predicate: "+
 				"a replica whose acquire failed, or whose lock was taken over, frees the current holder's lock this way, "+
 				"and another replica starts the same work; delete only the row this replica inserted "+
 				"(AND owner = $me, or the token the acquire stored) and check the rows affected, or use the elector",
-			d.What, funcLabel(l.Recv, l.Release.Name.Name), d.Table)
+			d.What, funcLabel(l.Recv, l.Release.Name.Name), row, d.Label)
 	}
 	return nil
 }

@@ -30,21 +30,27 @@ func (tx Tx) NewUpdate() *UpdateQuery { return &UpdateQuery{} }
 
 type BaseModel struct{}
 
+// Ident is a name the builders quote as an identifier (bun.Ident is an
+// alias of schema.Ident in the real module).
+type Ident string
+
 type InsertQuery struct{}
 
-func (q *InsertQuery) Model(model interface{}) *InsertQuery          { return q }
-func (q *InsertQuery) On(s string, args ...interface{}) *InsertQuery { return q }
-func (q *InsertQuery) Ignore() *InsertQuery                          { return q }
-func (q *InsertQuery) Table(tables ...string) *InsertQuery           { return q }
+func (q *InsertQuery) Model(model interface{}) *InsertQuery                          { return q }
+func (q *InsertQuery) On(s string, args ...interface{}) *InsertQuery                 { return q }
+func (q *InsertQuery) ModelTableExpr(query string, args ...interface{}) *InsertQuery { return q }
+func (q *InsertQuery) Ignore() *InsertQuery                                          { return q }
+func (q *InsertQuery) Table(tables ...string) *InsertQuery                           { return q }
 func (q *InsertQuery) Exec(ctx context.Context, dest ...interface{}) (sql.Result, error) {
 	return nil, nil
 }
 
 type DeleteQuery struct{}
 
-func (q *DeleteQuery) Model(model interface{}) *DeleteQuery                 { return q }
-func (q *DeleteQuery) Where(query string, args ...interface{}) *DeleteQuery { return q }
-func (q *DeleteQuery) WherePK(cols ...string) *DeleteQuery                  { return q }
+func (q *DeleteQuery) Model(model interface{}) *DeleteQuery                          { return q }
+func (q *DeleteQuery) Where(query string, args ...interface{}) *DeleteQuery          { return q }
+func (q *DeleteQuery) ModelTableExpr(query string, args ...interface{}) *DeleteQuery { return q }
+func (q *DeleteQuery) WherePK(cols ...string) *DeleteQuery                           { return q }
 func (q *DeleteQuery) Exec(ctx context.Context, dest ...interface{}) (sql.Result, error) {
 	return nil, nil
 }
