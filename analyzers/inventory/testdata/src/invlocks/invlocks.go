@@ -88,8 +88,9 @@ func campaign(ctx context.Context, cli *clientv3.Client, work func(context.Conte
 }
 
 // rowLocker is a lock the package builds from a row of a configured table:
-// LE3001 reports it at the insert (its related information, the delete, is
-// not the site).
+// LE3001 reports it at the insert and LE3002 at the delete by key alone (the
+// two rules read one computation of the project's locks); the inventory's
+// site is the insert, and it names both.
 type rowLocker struct {
 	db    *sql.DB
 	table string
@@ -98,7 +99,7 @@ type rowLocker struct {
 func (l *rowLocker) Lock(ctx context.Context, id int64) error {
 	query := "SELECT 1"
 	query = "INSERT INTO " + l.table + " (lock_id) VALUES ($1)"
-	_, err := l.db.ExecContext(ctx, query, id) // inventory: lock finding LE3001
+	_, err := l.db.ExecContext(ctx, query, id) // inventory: lock finding LE3001 LE3002
 	return err
 }
 
