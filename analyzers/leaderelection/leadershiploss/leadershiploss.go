@@ -20,7 +20,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop), new(PacedRenew)},
 	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
@@ -102,6 +102,11 @@ func run(p *rule.Pass) error {
 		// calls themselves, whatever store the package talks to
 		eff, _ := p.ResultOf[effects.Analyzer].(*effects.Result)
 		c.checkRenewDeadlines(eff, p.Files())
+		// a renewal with no deadline at all (unbounded.go): the loop and
+		// the renewal may be in different packages
+		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) {
+			c.checkUnboundedRenewals(newDeadlineIndex(eff, p.Files()))
+		}
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return finish()
