@@ -175,14 +175,20 @@ func (h *boundedHolder) hold(cancel context.CancelFunc) {
 	}
 }
 
-// givenHolder's client is built by its caller, out of sight: silent.
-// Twin: holder, whose client is built here.
+// givenHolder's client is built here by one constructor and by its caller,
+// out of sight, by another: silent. Twin: holder, whose only client is
+// built here.
 type givenHolder struct {
 	client  *api.Client
 	session string
 }
 
 func newGivenHolder(c *api.Client) *givenHolder { return &givenHolder{client: c} }
+
+func newDefaultGivenHolder() *givenHolder {
+	c, _ := api.NewClient(api.DefaultConfig())
+	return &givenHolder{client: c}
+}
 
 func (h *givenHolder) hold(cancel context.CancelFunc) {
 	defer cancel()

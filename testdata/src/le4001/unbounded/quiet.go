@@ -46,8 +46,10 @@ func newOnceHolder() *onceHolder {
 func (h *onceHolder) touch(cancel context.CancelFunc) error {
 	defer cancel()
 	time.Sleep(time.Second)
-	_, _, err := h.client.Session().Renew(h.session, nil)
-	return err
+	if _, _, err := h.client.Session().Renew(h.session, nil); err != nil {
+		return err
+	}
+	return nil
 }
 
 // stubbornHolder logs a failed renewal and goes on: its failure does not
