@@ -40,6 +40,17 @@ import (
 // path), and across packages uselib's sessionUser/detachedUser (the fact's
 // context parameter) with retrylib's DeliverForever/foreverUser (blind
 // whatever context); each guard deleted once and seen to fail.
+//
+// The le4001/unbounded packages pair every silence of the renewal with no
+// deadline (unbounded.go) with a report: boundedHolder (a context with a
+// timeout) with helperHolder (context.Background()), timedHolder (a client
+// Timeout) with untimedHolder, waitingHolder (WaitTime) and givenHolder (a
+// client also built out of sight) with holder, watchedHolder (a re-armed
+// watchdog), onceHolder (no loop), stubbornHolder (the failure only
+// logged) and idleHolder (nothing stopped) with untimedHolder and holder,
+// and consullease's Probe (a method no loop calls) with its Renew, whose
+// loop is leases.Store's, another package's; each guard deleted once and
+// seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
