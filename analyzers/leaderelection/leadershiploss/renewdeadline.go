@@ -58,8 +58,10 @@ type deadlineIndex struct {
 	bindings map[*ssa.FreeVar]ssa.Value
 }
 
-// checkRenewDeadlines reports renewals bounded by the expiry they ask for.
-func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
+// checkRenewDeadlines reports renewals bounded by the expiry they ask for;
+// index builds (once) the package's SSA index it shares with
+// checkUnboundedRenewals.
+func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File, index func() *deadlineIndex) {
 	if eff == nil {
 		return
 	}
@@ -74,7 +76,7 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 	if !bounds && !valid {
 		return
 	}
-	ix := newDeadlineIndex(eff, files)
+	ix := index()
 	if valid {
 		c.checkValidAfterReply(ix, eff)
 	}

@@ -55,6 +55,9 @@ type loopCall struct {
 func (c *checker) checkUnboundedRenewals(ix *deadlineIndex) {
 	loops := map[*types.Func]loopCall{}
 	for _, fn := range ix.funcs {
+		if !waitsForTime(fn) {
+			continue // no paced loop here: spare pacing's walks
+		}
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
 				call, ok := in.(*ssa.Call)
@@ -240,7 +243,10 @@ func recvType(f *types.Func) types.Type {
 // when the call runs in a paced loop, its failure leaves the loop, and no
 // watchdog timer ends the work at the current expiry; nil otherwise.
 func endingLoop(ix *deadlineIndex, call *ssa.Call) ssa.Instruction {
-	if paced, _ := pacing(call); !paced || !failureExits(call) {
+	if !failureExits(call) {
+		return nil
+	}
+	if paced, _ := pacing(call); !paced {
 		return nil
 	}
 	for fn := call.Parent(); fn != nil; fn = fn.Parent() {
@@ -252,6 +258,32 @@ func endingLoop(ix *deadlineIndex, call *ssa.Call) ssa.Instruction {
 		return stop
 	}
 	return deferredStop(call)
+}
+
+// waitsForTime: fn sleeps or receives from a timer's, a ticker's or
+// time.After's channel somewhere (what pacing looks for on a cycle).
+func waitsForTime(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			switch in := in.(type) {
+			case *ssa.Call:
+				if f := funcOf(in.Common()); f != nil && f.Pkg() != nil && f.Pkg().Path() == "time" && f.Name() == "Sleep" {
+					return true
+				}
+			case *ssa.UnOp:
+				if _, ok := timerChan(in.X); in.Op == token.ARROW && ok {
+					return true
+				}
+			case *ssa.Select:
+				for _, st := range in.States {
+					if _, ok := timerChan(st.Chan); st.Dir == types.RecvOnly && ok {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // deferredStop returns a defer of the call's function whose function, or a
