@@ -148,6 +148,31 @@
 //     or one enclosing it and is re-armed (Reset) or never stopped; one
 //     stopped once the lock is held and never reset guards nothing. The
 //     timing of client-go's RenewDeadline and LeaseDuration is LE4002's;
+//   - a renewal with no deadline at all (unbounded.go), the extreme case of
+//     the one above: a session renewal of the knowledge base (Consul's
+//     Session.Renew, kind session-renew) whose options carry no context
+//     with a deadline (nil, or WithContext of context.Background/TODO) on
+//     a client whose every construction in sight gives it no HTTP timeout
+//     (a default config or a new one handed to nothing but the client
+//     constructor, its HttpClient unset, http.DefaultClient or an
+//     http.Client without Timeout, no Transport or WaitTime set), run in a
+//     loop paced by time whose failure branch returns without going round
+//     again and whose exit stops the work (a cancel, a close, or a defer of
+//     a function of the package that does one), with no watchdog timer as
+//     above. The loop is around the renewal, around a call of its function
+//     in the package, or, through the PacedRenew fact, around a call of an
+//     interface method of another package that the renewal's method
+//     implements (a loop that knows only its own Lease interface). When the
+//     store stops answering the call never returns, the loop never learns
+//     of a failure, and after the session expires another process takes
+//     the lease while this one works. Reported at the renewal, Related at
+//     the client's construction and, in the same package, the loop's call
+//     and the stop. Silent when the options get any other context, when a
+//     client construction is out of sight (a parameter, another package),
+//     when its config sets an HTTP client with a Timeout or a timeout
+//     field, when a watchdog timer ends the work, outside a paced loop,
+//     when the failure does not leave the loop, and when nothing is
+//     stopped once the loop is left;
 //   - a local validity read after the reply (validafter.go): a field or
 //     package variable set to time.Now().Add(ttl) where the time.Now()
 //     call comes after (is dominated by) the acquire or renewal that asked

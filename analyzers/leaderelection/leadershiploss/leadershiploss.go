@@ -20,7 +20,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop), new(PacedRenew)},
 	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
@@ -101,7 +101,19 @@ func run(p *rule.Pass) error {
 		// a renewal bounded by the expiry it asks for: read from the
 		// calls themselves, whatever store the package talks to
 		eff, _ := p.ResultOf[effects.Analyzer].(*effects.Result)
-		c.checkRenewDeadlines(eff, p.Files())
+		var ix *deadlineIndex
+		index := func() *deadlineIndex {
+			if ix == nil {
+				ix = newDeadlineIndex(eff, p.Files())
+			}
+			return ix
+		}
+		c.checkRenewDeadlines(eff, p.Files(), index)
+		// a renewal with no deadline at all (unbounded.go): the loop and
+		// the renewal may be in different packages
+		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) {
+			c.checkUnboundedRenewals(index())
+		}
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return finish()

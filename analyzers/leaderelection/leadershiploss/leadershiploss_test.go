@@ -40,12 +40,23 @@ import (
 // path), and across packages uselib's sessionUser/detachedUser (the fact's
 // context parameter) with retrylib's DeliverForever/foreverUser (blind
 // whatever context); each guard deleted once and seen to fail.
+//
+// The le4001/unbounded packages pair every silence of the renewal with no
+// deadline (unbounded.go) with a report: boundedHolder (a context with a
+// timeout) with helperHolder (context.Background()), timedHolder (a client
+// Timeout) with untimedHolder, waitingHolder (WaitTime) and givenHolder (a
+// client also built out of sight) with holder, watchedHolder (a re-armed
+// watchdog), onceHolder (no loop), stubbornHolder (the failure only
+// logged) and idleHolder (nothing stopped) with untimedHolder and holder,
+// and consullease's Probe (a method no loop calls) with its Renew, whose
+// loop is leases.Store's, another package's; each guard deleted once and
+// seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop", "le4001/renewdeadline",
+	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop", "le4001/renewdeadline", "le4001/unbounded", "le4001/unbounded/leases", "le4001/unbounded/consullease",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
 		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib")
 }

@@ -58,8 +58,10 @@ type deadlineIndex struct {
 	bindings map[*ssa.FreeVar]ssa.Value
 }
 
-// checkRenewDeadlines reports renewals bounded by the expiry they ask for.
-func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
+// checkRenewDeadlines reports renewals bounded by the expiry they ask for;
+// index builds (once) the package's SSA index it shares with
+// checkUnboundedRenewals.
+func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File, index func() *deadlineIndex) {
 	if eff == nil {
 		return
 	}
@@ -74,6 +76,27 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 	if !bounds && !valid {
 		return
 	}
+	ix := index()
+	if valid {
+		c.checkValidAfterReply(ix, eff)
+	}
+	if !bounds {
+		return
+	}
+	for _, fn := range ix.funcs {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				if call, ok := in.(*ssa.Call); ok {
+					c.boundedRenewal(ix, eff, call)
+				}
+			}
+		}
+	}
+}
+
+// newDeadlineIndex indexes the package's SSA functions, static call sites,
+// package-variable stores, call expressions and closure bindings.
+func newDeadlineIndex(eff *effects.Result, files []*ast.File) *deadlineIndex {
 	ix := &deadlineIndex{funcs: eff.SSAFuncs(), callers: map[*ssa.Function][]*ssa.Call{}, globals: map[*ssa.Global][]ssa.Value{}, calls: map[token.Pos]*ast.CallExpr{}, bindings: map[*ssa.FreeVar]ssa.Value{}}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -105,21 +128,7 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File) {
 			}
 		}
 	}
-	if valid {
-		c.checkValidAfterReply(ix, eff)
-	}
-	if !bounds {
-		return
-	}
-	for _, fn := range ix.funcs {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				if call, ok := in.(*ssa.Call); ok {
-					c.boundedRenewal(ix, eff, call)
-				}
-			}
-		}
-	}
+	return ix
 }
 
 // expiryText: some string literal of files moves an expiry.

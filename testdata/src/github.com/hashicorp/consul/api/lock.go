@@ -3,13 +3,24 @@
 // trivial bodies.
 package api
 
-import "time"
+import (
+	"context"
+	"net/http"
+	"time"
+)
 
 // Config is used to configure the creation of a client.
 type Config struct {
 	Address string
 	Scheme  string
 	Token   string
+
+	// HttpClient is the client requests use (nil: one with no Timeout).
+	HttpClient *http.Client
+	// Transport is the transport of the client NewClient builds.
+	Transport *http.Transport
+	// WaitTime limits blocking queries.
+	WaitTime time.Duration
 }
 
 // DefaultConfig returns a default configuration for the client.
@@ -80,7 +91,20 @@ type Session struct{ c *Client }
 func (c *Client) Session() *Session { return &Session{c: c} }
 
 // WriteOptions are used to parameterize a write.
-type WriteOptions struct{ Datacenter string }
+type WriteOptions struct {
+	Datacenter string
+	ctx        context.Context
+}
+
+// WithContext returns a copy of o that sends its requests on ctx.
+func (o *WriteOptions) WithContext(ctx context.Context) *WriteOptions {
+	o2 := new(WriteOptions)
+	if o != nil {
+		*o2 = *o
+	}
+	o2.ctx = ctx
+	return o2
+}
 
 // WriteMeta is used to return meta data about a write.
 type WriteMeta struct{ RequestTime time.Duration }
@@ -88,4 +112,9 @@ type WriteMeta struct{ RequestTime time.Duration }
 // Create makes a new session.
 func (s *Session) Create(se *SessionEntry, q *WriteOptions) (string, *WriteMeta, error) {
 	return "", nil, nil
+}
+
+// Renew renews the session's TTL; a nil entry means the session is gone.
+func (s *Session) Renew(id string, q *WriteOptions) (*SessionEntry, *WriteMeta, error) {
+	return nil, nil, nil
 }
