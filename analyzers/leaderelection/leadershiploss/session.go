@@ -518,12 +518,7 @@ func (sc *sessionCheck) fromSession(v ssa.Value, depth int) bool {
 // from a session's context.
 func (sc *sessionCheck) callersPass(p *ssa.Parameter, depth int) bool {
 	fn := p.Parent()
-	idx := -1
-	for i, q := range fn.Params {
-		if q == p {
-			idx = i
-		}
-	}
+	idx := paramIndex(fn, p)
 	if idx < 0 {
 		return false
 	}
