@@ -51,6 +51,14 @@ import (
 // and consullease's Probe (a method no loop calls) with its Renew, whose
 // loop is leases.Store's, another package's; each guard deleted once and
 // seen to fail.
+//
+// The le4001/mutexrenew package pairs the renewals that are no lock's
+// with ones that are: progressReporter and statusPinger (Lock and Unlock of
+// an embedded sync mutex) and watchedLock (its Heartbeat cancels the work)
+// with storeLock; renewOrCancel, renewAndSettle (the loss handler called
+// in a helper) and renewOrClose with renewBounded (a deferred cancel of its
+// own timeout context) and renewRetried (a retry helper calling its
+// operation); each guard deleted once and seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
