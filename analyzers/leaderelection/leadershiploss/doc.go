@@ -31,8 +31,11 @@
 //   - a lock renewal (redsync Extend, redislock Refresh, etcd KeepAliveOnce,
 //     Azure Blob RenewLease,
 //     or a Heartbeat/Renew/Refresh/Extend method of a type that also has
-//     Lock and Unlock, or a helper carrying the Renews fact: it wraps such a
-//     renewal and returns its error without stopping anything) whose failure
+//     Lock and Unlock of its own, not promoted from an embedded sync.Mutex
+//     or sync.RWMutex, or a helper carrying the Renews fact: it wraps such a
+//     renewal and returns its error without stopping anything; a renewal
+//     that itself, or through a helper of its package, cancels the work,
+//     calls a cancel handler or closes a channel is not one) whose failure
 //     is ignored (also `_, _ =`) or only logged (also logged and followed by
 //     continue, which goes on to the next renewal while the work runs);
 //   - a renewal of the project's own making whose failure reaches nothing:

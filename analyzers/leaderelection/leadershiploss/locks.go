@@ -417,10 +417,33 @@ func (c *checker) isRenew(fn *types.Func) bool {
 	t := sig.Recv().Type()
 	has := func(name string) bool {
 		obj, _, _ := types.LookupFieldOrMethod(t, true, fn.Pkg(), name)
-		_, ok := obj.(*types.Func)
-		return ok
+		m, ok := obj.(*types.Func)
+		return ok && !processLocalMethod(m)
 	}
-	return (has("Lock") && has("Unlock")) || (has("Acquire") && has("Release"))
+	if !(has("Lock") && has("Unlock")) && !(has("Acquire") && has("Release")) {
+		return false
+	}
+	// a renewal that stops the work itself when it fails leaves its caller
+	// nothing to stop: discarding its result ignores no loss
+	d := c.decls[fn]
+	return d == nil || d.Body == nil || !c.stopsOnFailure(d, 0)
+}
+
+// processLocalMethod reports whether m is a method of a concrete type of a
+// process-local package: Lock and Unlock promoted from an embedded
+// sync.Mutex or sync.RWMutex (at any depth) guard memory, not a lock the
+// replicas share. (An interface's, sync.Locker's, says nothing of what
+// implements it.)
+func processLocalMethod(m *types.Func) bool {
+	if m.Pkg() == nil || !processLocal(m.Pkg().Path()) {
+		return false
+	}
+	sig, ok := m.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return false
+	}
+	_, iface := sig.Recv().Type().Underlying().(*types.Interface)
+	return !iface
 }
 
 // lockLikeAcquire reports whether fn is a method named Lock, TryLock,
@@ -548,33 +571,15 @@ func (c *checker) findRenewers() {
 				continue
 			}
 			var via *types.Func
-			stops := false
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
-					if b, ok := c.info.Uses[id].(*types.Builtin); ok && (b.Name() == "close" || b.Name() == "panic") {
-						stops = true
+				if call, ok := n.(*ast.CallExpr); ok {
+					if callee := c.callee(call); callee != nil && callee.Origin() != fn && c.isRenew(callee) {
+						via = callee
 					}
-				}
-				callee := c.callee(call)
-				if callee == nil {
-					if tv, ok := c.info.Types[call.Fun]; !ok || !tv.IsType() {
-						stops = true // a function value: may cancel the work
-					}
-					return true
-				}
-				if callee.Pkg() != nil && callee.Pkg().Path() == "os" && callee.Name() == "Exit" {
-					stops = true
-				}
-				if callee.Origin() != fn && c.isRenew(callee) {
-					via = callee
 				}
 				return true
 			})
-			if via != nil && !stops {
+			if via != nil && !c.stopsOnFailure(fd, 0) {
 				c.renews[fn] = true
 				c.renewVia[fn] = apiName(via)
 				changed = true
@@ -599,4 +604,80 @@ func allBlank(lhs []ast.Expr) bool {
 		}
 	}
 	return len(lhs) > 0
+}
+
+// stopsOnFailure reports whether body may stop the work a renewal guards:
+// it closes a channel, panics, exits, calls a function value (a cancel
+// handed in or kept in a field), or calls a function of this package that
+// does one of these short of calling a parameter (a retry helper's
+// operation is no cancel), up to three calls deep. A deferred cancel of a
+// context the body derived itself ends only the body's own call.
+func (c *checker) stopsOnFailure(fd *ast.FuncDecl, depth int) bool {
+	body := fd.Body
+	own := map[types.Object]bool{} // cancels of contexts derived here
+	deferred := map[*ast.CallExpr]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 && len(n.Lhs) == 2 {
+				if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+					if f := c.callee(call); f != nil && f.Pkg() != nil && f.Pkg().Path() == "context" {
+						if id, ok := n.Lhs[1].(*ast.Ident); ok {
+							if obj := c.info.ObjectOf(id); obj != nil {
+								own[obj] = true
+							}
+						}
+					}
+				}
+			}
+		case *ast.DeferStmt:
+			deferred[n.Call] = true
+		}
+		return true
+	})
+	params := map[types.Object]bool{}
+	if depth > 0 && fd.Type.Params != nil {
+		for _, f := range fd.Type.Params.List {
+			for _, name := range f.Names {
+				params[c.info.Defs[name]] = true
+			}
+		}
+	}
+	stops := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || stops {
+			return !stops
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+			if b, ok := c.info.Uses[id].(*types.Builtin); ok && (b.Name() == "close" || b.Name() == "panic") {
+				stops = true
+				return false
+			}
+		}
+		callee := c.callee(call)
+		if callee == nil {
+			if tv, ok := c.info.Types[call.Fun]; ok && tv.IsType() {
+				return true // a conversion
+			}
+			if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+				obj := c.info.Uses[id]
+				if own[obj] && deferred[call] || params[obj] {
+					return true
+				}
+			}
+			stops = true // a function value: may cancel the work
+			return false
+		}
+		if callee.Pkg() != nil && callee.Pkg().Path() == "os" && callee.Name() == "Exit" {
+			stops = true
+			return false
+		}
+		if d := c.decls[callee.Origin()]; d != nil && d.Body != nil && d != fd && depth < 3 && c.stopsOnFailure(d, depth+1) {
+			stops = true
+			return false
+		}
+		return true
+	})
+	return stops
 }
