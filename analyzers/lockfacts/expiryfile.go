@@ -57,7 +57,7 @@ func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File)
 				switch n := n.(type) {
 				case *ast.CallExpr:
 					if kind(n) == "file-write" && l.Write == nil {
-						if e := expiryIn(info, g.Body); e != nil {
+						if e := writtenExpiry(info, decls, kind, g.Body); e != nil {
 							l.Write, l.Expiry = n, e
 						}
 					}
@@ -184,16 +184,98 @@ func packageRefreshes(info *types.Info, kind func(*ast.CallExpr) string, files [
 	return found
 }
 
-// expiryIn returns a time.Now().Add(...) call in body.
-func expiryIn(info *types.Info, body *ast.BlockStmt) *ast.CallExpr {
+// writtenExpiry returns a time.Now().Add(...) call that is written to a
+// file in body: inside the arguments of a file write (os.WriteFile, or a
+// Write, WriteString or Fprint call), directly or in what a package
+// function called there returns. A deadline a retry loop compares with the
+// clock is not written, and is no expiry.
+func writtenExpiry(info *types.Info, decls map[*types.Func]*ast.FuncDecl, kind func(*ast.CallExpr) string, body *ast.BlockStmt) *ast.CallExpr {
+	// values assigned in body, by the text of what they are assigned to
+	// (stamp := ..., l.mine = ...): the write may name the value
+	assigned := map[string][]ast.Expr{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+			for i, l := range as.Lhs {
+				k := types.ExprString(l)
+				assigned[k] = append(assigned[k], as.Rhs[i])
+			}
+		}
+		return true
+	})
 	var out *ast.CallExpr
 	ast.Inspect(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || out != nil {
 			return out == nil
 		}
+		if !writesContent(info, kind, call) {
+			return true
+		}
+		for _, a := range call.Args {
+			if e := expiryIn(info, decls, a, 2); e != nil {
+				out = e
+				return false
+			}
+			ast.Inspect(a, func(m ast.Node) bool {
+				switch m := m.(type) {
+				case *ast.Ident, *ast.SelectorExpr:
+					for _, v := range assigned[types.ExprString(m.(ast.Expr))] {
+						if e := expiryIn(info, decls, v, 2); e != nil && out == nil {
+							out = e
+						}
+					}
+				}
+				return out == nil
+			})
+		}
+		return out == nil
+	})
+	return out
+}
+
+// writesContent: os.WriteFile, f.Write, f.WriteString, fmt.Fprint*.
+func writesContent(info *types.Info, kind func(*ast.CallExpr) string, call *ast.CallExpr) bool {
+	if kind(call) == "file-write" {
+		return true
+	}
+	fn := Callee(info, call)
+	if fn == nil {
+		return false
+	}
+	switch fn.Name() {
+	case "Write", "WriteString":
+		return fn.Type().(*types.Signature).Recv() != nil
+	case "Fprint", "Fprintf", "Fprintln":
+		return fn.Pkg() != nil && fn.Pkg().Path() == "fmt"
+	}
+	return false
+}
+
+// expiryIn returns a time.Now().Add(...) call in e, or in the results a
+// package function called in e returns, depth calls deep.
+func expiryIn(info *types.Info, decls map[*types.Func]*ast.FuncDecl, e ast.Node, depth int) *ast.CallExpr {
+	var out *ast.CallExpr
+	ast.Inspect(e, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || out != nil {
+			return out == nil
+		}
 		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Add" && isTimeNow(info, sel.X) {
 			out = call
+			return false
+		}
+		if fd := decls[Callee(info, call)]; fd != nil && depth > 0 {
+			ast.Inspect(fd.Body, func(m ast.Node) bool {
+				if r, ok := m.(*ast.ReturnStmt); ok && out == nil {
+					for _, res := range r.Results {
+						if x := expiryIn(info, decls, res, depth-1); x != nil {
+							out = x
+						}
+					}
+				}
+				_, lit := m.(*ast.FuncLit)
+				return out == nil && !lit
+			})
 		}
 		return true
 	})

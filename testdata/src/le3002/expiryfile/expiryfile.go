@@ -127,3 +127,23 @@ func LockExclusive(path string, wait time.Duration) (func() error, error) {
 		return os.Remove(path)
 	}, nil
 }
+
+// Negative: the acquire waits until a deadline for the file to go away,
+// and writes its pid, not an expiry, so no holder's lock ever passes to
+// another instance by the clock (twin: Store, which writes the expiry).
+func LockPID(path string, wait time.Duration) (func() error, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("timed out")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	return func() error { return os.Remove(path) }, nil
+}
