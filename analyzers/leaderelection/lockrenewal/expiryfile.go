@@ -21,11 +21,11 @@ func (c *checker) checkExpiryFiles() {
 		if l.Recv != "" {
 			label = "(" + l.Recv + ")." + label
 		}
-		c.p.Reportf(l.Write, []analysis.RelatedInformation{
-			rule.Related(l.Expiry, "the expiry is fixed here, once, when the lock is taken"),
+		c.p.Reportf(l.Expiry, []analysis.RelatedInformation{
+			rule.Related(l.Write, "the lock file is written here"),
 			rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"),
 		},
-			"%s takes a lock by writing a lock file that holds a fixed expiry, and nothing rewrites the file while the lock "+
+			"%s takes a lock by writing a lock file that holds this expiry, fixed once when the lock is taken, and nothing rewrites the file while the lock "+
 				"is held: the work between %s and %s runs for as long as it takes, so once the expiry passes another "+
 				"instance takes the lock and runs the same work concurrently; rewrite the expiry periodically while "+
 				"holding the lock and stop the work when that fails, or use the elector",

@@ -24,12 +24,12 @@ func (s *Store) Lock(name string, ttl time.Duration) (func() error, error) {
 			return nil, errors.New("lock taken")
 		}
 	}
-	f, err := os.Create(path) // want `\(Store\).Lock takes a lock by writing a lock file that holds a fixed expiry, and nothing rewrites the file while the lock is held`
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if _, err := f.WriteString(strconv.FormatInt(time.Now().Add(ttl).UnixNano(), 10)); err != nil {
+	if _, err := f.WriteString(strconv.FormatInt(time.Now().Add(ttl).UnixNano(), 10)); err != nil { // want `\(Store\).Lock takes a lock by writing a lock file that holds this expiry, fixed once when the lock is taken, and nothing rewrites the file while the lock is held`
 		return nil, err
 	}
 	return func() error { return os.Remove(path) }, nil
