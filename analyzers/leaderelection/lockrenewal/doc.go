@@ -76,6 +76,12 @@
 //	defer mu.UnlockContext(ctx)
 //	for _, a := range accounts { syncAccount(ctx, a) } // unbounded
 //
+// A lock file whose content is its expiry (written once as
+// time.Now().Add(ttl), a file whose expiry passed treated as free) and that
+// nothing in the package rewrites in a loop or touches (os.Chtimes) is
+// reported at the expiry: its acquire hands the caller a release, and the
+// work between the two has no bound.
+//
 // Fix: extend the lock while working (mu.ExtendContext, lock.Refresh, a
 // compare-and-PEXPIRE script) and stop the work when the extension fails,
 // or run the work under the project's elector, which renews the lease and

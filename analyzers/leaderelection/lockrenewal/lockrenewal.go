@@ -54,6 +54,7 @@ func run(p *rule.Pass) error {
 		}
 	}
 	c.checkClaims()
+	c.checkExpiryFiles()
 	return nil
 }
 

@@ -37,6 +37,13 @@
 //     that never acquires (an operator's recovery command), or on the
 //     acquire's failure path (taking over a stale lease), is not reported.
 //
+// Lock files whose content is their expiry (the acquire writes
+// time.Now().Add(ttl) into the file and treats a file whose expiry passed
+// as free): a release that removes the file (os.Remove, os.RemoveAll)
+// without reading it back is reported; a release that reads and compares
+// first, a file rewritten or touched in a loop, and OS advisory locks
+// (flock, gofrs/flock) are not.
+//
 // Silent: compare-and-delete scripts (Eval, Script.Run, DELEX IFEQ), a DEL
 // inside a WATCH transaction, releases of redislock, redsync and other lock
 // handles, pinned connections (*sql.Conn, pgxpool.Conn),

@@ -75,3 +75,24 @@ func removeName(p *rule.Pass, call *ast.CallExpr) string {
 	}
 	return "the removal"
 }
+
+// expiryFileLocks reports the release of a lock file holding its expiry
+// that removes the file without reading it back: once the expiry passes,
+// another instance takes the lock by writing its own expiry into the same
+// path, and this release then removes that instance's lock.
+func expiryFileLocks(p *rule.Pass) {
+	for _, l := range lockfacts.ExpiryFileLocks(p.TypesInfo, p.KB, p.Files()) {
+		if l.Remove == nil || l.Refreshed {
+			continue
+		}
+		p.Reportf(l.Remove, []analysis.RelatedInformation{
+			rule.Related(l.Write, "the lock file is written here, holding its expiry"),
+			rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"),
+		},
+			"%s releases the lock file of %s (%s) by removing it without reading it back, so without checking that it is "+
+				"still this holder's: once its expiry passes another instance takes the lock by writing the same path, and "+
+				"this release then removes that instance's lock file and a third instance starts the same work; write a token "+
+				"into the lock file and remove it only while it still holds yours, or use the elector",
+			removeName(p, l.Remove), funcLabel(l.Recv, l.Acquire.Name.Name), l.Release)
+	}
+}

@@ -47,6 +47,7 @@ func run(p *rule.Pass) error {
 			return err
 		}
 		fileLocks(p)
+		expiryFileLocks(p)
 	}
 	return nil
 }
