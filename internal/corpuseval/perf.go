@@ -162,7 +162,23 @@ func runPerf(ctx context.Context, w io.Writer, workdir string, tools perfTools, 
 		all = append(all, rs...)
 	}
 	printPerf(w, all)
-	return nil
+	return failedMeasurements(all)
+}
+
+// failedMeasurements is the error runPerf returns when a command could not
+// be measured (a timeout, no space for its cache copy): the table is
+// printed either way, but a bench with holes must not exit 0.
+func failedMeasurements(all []perfResult) error {
+	var failed []string
+	for _, r := range all {
+		if r.Err != "" {
+			failed = append(failed, r.Module+" "+r.Label)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d measurements failed: %s", len(failed), len(all), strings.Join(failed, "; "))
 }
 
 // perfModule measures one module; its warm cache (gigabytes for a large

@@ -92,3 +92,18 @@ func TestPerfCommands(t *testing.T) {
 		t.Errorf("%d labels start like plain go vet's", base)
 	}
 }
+
+// A bench in which a command could not be measured (the vitess run of
+// 2026-12-01 20:38 UTC, whose cache copies hit a full disk) exits non-zero;
+// one in which every command ran, whatever its exit code, does not.
+func TestFailedMeasurements(t *testing.T) {
+	ok := []perfResult{{Module: "m@v1", Label: "go vet ./...", ExitCode: 1}}
+	if err := failedMeasurements(ok); err != nil {
+		t.Errorf("every command measured: got %v, want nil", err)
+	}
+	failed := append(ok, perfResult{Module: "m@v1", Label: "gatesift-vet ./...", Err: "copying the warm cache: no space left on device"})
+	err := failedMeasurements(failed)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 measurements failed") || !strings.Contains(err.Error(), "gatesift-vet ./...") {
+		t.Errorf("one command not measured: got %v", err)
+	}
+}
