@@ -28,6 +28,10 @@ func (r *Result) minted(v ssa.Value, depth int) string {
 	return r.mintedIn(nil, v, -1, depth)
 }
 
+// mintDepth bounds the walk: a key made in a helper, encoded in another,
+// is some ten steps from the write.
+const mintDepth = 16
+
 // params binds the parameters of a function of this package entered
 // through a call to that call's arguments.
 type params map[*ssa.Parameter]binding
@@ -42,7 +46,7 @@ type binding struct {
 // a tuple-valued v (-1 for
 // a single value).
 func (r *Result) mintedIn(env params, v ssa.Value, index, depth int) string {
-	if v == nil || depth > maxDepth {
+	if v == nil || depth > mintDepth {
 		return ""
 	}
 	switch x := unwrap(v).(type) {
@@ -82,6 +86,15 @@ func (r *Result) mintedIn(env params, v ssa.Value, index, depth int) string {
 		return r.mintedCall(env, x.Call, index, depth)
 	case *ssa.Alloc:
 		return r.mintedAlloc(env, x, depth)
+	case *ssa.MakeSlice:
+		// buf := make([]byte, n); rand.Read(buf)
+		for _, ref := range *x.Referrers() {
+			if c, ok := ref.(*ssa.Call); ok && len(c.Call.Args) > 0 && c.Call.Args[0] == x {
+				if m := r.mintCall(c.Call); m != "" {
+					return m
+				}
+			}
+		}
 	}
 	return ""
 }
@@ -90,7 +103,7 @@ func (r *Result) mintedIn(env params, v ssa.Value, index, depth int) string {
 // (&pem.Block{Bytes: der}), or a buffer an encoding writes it into
 // (pem.Encode(&buf, block)).
 func (r *Result) mintedAlloc(env params, a *ssa.Alloc, depth int) string {
-	if depth > maxDepth {
+	if depth > mintDepth {
 		return ""
 	}
 	for _, ref := range *a.Referrers() {
@@ -99,6 +112,15 @@ func (r *Result) mintedAlloc(env params, a *ssa.Alloc, depth int) string {
 			for _, fref := range *u.Referrers() {
 				if st, ok := fref.(*ssa.Store); ok && st.Addr == u {
 					if m := r.mintedIn(env, st.Val, -1, depth+1); m != "" {
+						return m
+					}
+				}
+			}
+		case *ssa.Slice:
+			// buf := make([]byte, 32) (an array, sliced); rand.Read(buf)
+			for _, sref := range *u.Referrers() {
+				if c, ok := sref.(*ssa.Call); ok && len(c.Call.Args) > 0 && c.Call.Args[0] == u {
+					if m := r.mintCall(c.Call); m != "" {
 						return m
 					}
 				}
@@ -221,6 +243,24 @@ func (r *Result) mintedWrite(call *ast.CallExpr, a *signals.API, e *Effect) {
 	e.Idempotent = false
 	if e.Resource == "" {
 		e.Resource = "storage key (not constant)"
+	} else if !strings.Contains(e.Resource, " ") {
+		e.Resource = "storage key " + e.Resource
 	}
 	e.Resource += ", a value minted by " + by
+}
+
+// mintCall names c's callee when it is a kb mint call, or "".
+func (r *Result) mintCall(c ssa.CallCommon) string {
+	callee := c.StaticCallee()
+	if callee == nil {
+		return ""
+	}
+	fn, _ := callee.Object().(*types.Func)
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	if a := r.kb.Match(signals.Effects, fn); a != nil && a.Kind == "mint" {
+		return shortAPI(apiName(fn))
+	}
+	return ""
 }
