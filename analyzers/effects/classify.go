@@ -34,6 +34,8 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 	case "telemetry":
 		ev.Telemetry = true
 		return
+	case "mint":
+		return // no effect of its own: a write of what it mints is not idempotent (minted.go)
 	case "query-body":
 		return
 	case "own-certificate":
@@ -159,6 +161,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 			if key != "" {
 				e.Resource = resourcePrefix(a.Pkg) + key
 			}
+		}
+		if e.Idempotent {
+			r.mintedWrite(call, a, &e)
 		}
 	}
 	ev.Effects = append(ev.Effects, e)

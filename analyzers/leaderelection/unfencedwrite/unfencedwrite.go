@@ -113,7 +113,7 @@ func unfenced(p *rule.Pass, call *ast.CallExpr, lock *lockfacts.Op, handle strin
 	}
 	kind := eff.Kind
 	switch kind {
-	case "sqlread", "cmd", "http", "", "telemetry", "query-body", "own-certificate":
+	case "sqlread", "cmd", "http", "", "telemetry", "query-body", "own-certificate", "mint":
 		return ""
 	case "sql":
 		i, ok := eff.Arg("query")
