@@ -32,13 +32,6 @@ type ProjectLock struct {
 	HeldFlag bool
 }
 
-// ProjectLocks finds the project's own locks among the package's
-// functions. The rows an acquire or release writes are those of its body
-// and of the package functions it calls directly.
-func ProjectLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ProjectLock {
-	return ProjectLocksWith(info, kb, files, ProjectLockOptions{})
-}
-
 // ProjectLockOptions widens what ProjectLocksWith reads.
 type ProjectLockOptions struct {
 	// Fold reads statements through value flow (see Folder): statements
@@ -49,7 +42,10 @@ type ProjectLockOptions struct {
 	Documents bool
 }
 
-// ProjectLocksWith is ProjectLocks with the options.
+// ProjectLocksWith finds the project's own locks among the package's
+// functions, reading what opts allows. The rows an acquire or release
+// writes are those of its body and of the package functions it calls
+// directly.
 func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File, opts ProjectLockOptions) []*ProjectLock {
 	pairs := lockPairs(files)
 	if len(pairs) == 0 {

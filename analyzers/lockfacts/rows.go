@@ -14,7 +14,7 @@ import (
 // This file reads the rows of a lock a project writes itself: a row
 // inserted to take the lock and deleted to release it, over SQL text or an
 // ORM builder, whatever the table is called. What makes the rows a lock is
-// how the code uses them (see ProjectLocks), not the client library.
+// how the code uses them (see ProjectLocksWith), not the client library.
 
 // RowOp is an insert or a delete of rows the analysis can read: SQL text
 // that folds to a constant, or whose only non-constant part is the table

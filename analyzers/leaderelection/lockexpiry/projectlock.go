@@ -11,7 +11,7 @@ import (
 )
 
 // projectLocks reports the acquire of a lock the project writes itself
-// (lockfacts.ProjectLocks: a row inserted by a Lock-like function and
+// (lockfacts.ProjectLocksWith: a row inserted by a Lock-like function and
 // deleted by the Unlock-like function of the same type) when nothing on
 // those rows mentions an expiry: not the insert, not the model's columns,
 // no renewal or stale-row cleanup in the package.

@@ -11,7 +11,7 @@ import (
 )
 
 // projectLocks reports the release of a lock the project writes itself
-// (lockfacts.ProjectLocks) that deletes the row by its key alone: no owner
+// (lockfacts.ProjectLocksWith) that deletes the row by its key alone: no owner
 // or token predicate, no expiry condition, and no read of the owner before
 // it (a check in two steps, not this message's case), and not run only
 // while an in-process flag the acquire sets says this instance holds it.
