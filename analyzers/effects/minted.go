@@ -171,6 +171,9 @@ func (r *Result) mintedCall(env params, c ssa.CallCommon, index, depth int) stri
 		}
 		return ""
 	}
+	if by := r.mintCall(c); by != "" {
+		return by
+	}
 	callee := c.StaticCallee()
 	if callee == nil {
 		return ""
@@ -178,9 +181,6 @@ func (r *Result) mintedCall(env params, c ssa.CallCommon, index, depth int) stri
 	fn, _ := callee.Object().(*types.Func)
 	if fn == nil || fn.Pkg() == nil {
 		return ""
-	}
-	if a := r.kb.Match(signals.Effects, fn); a != nil && a.Kind == "mint" {
-		return shortAPI(apiName(fn))
 	}
 	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil && mintedMethod[fn.Name()] {
 		return r.mintedIn(env, c.Args[0], -1, depth+1)

@@ -97,6 +97,22 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 	if v == nil || v.Pkg() != r.pass.Pkg {
 		return "", false
 	}
+	init := r.soleValue(v)
+	if init == nil {
+		return "", false
+	}
+	call, ok := ast.Unparen(init).(*ast.CallExpr)
+	if !ok {
+		return "", false
+	}
+	return r.newScriptSource(call)
+}
+
+// soleValue returns the one value ever stored to v, a package variable or
+// an unexported field of this package: its declaration's value, a keyed
+// composite literal's, or an assignment's; nil when it is stored more than
+// once, its address is taken, or a positional literal may set it.
+func (r *Result) soleValue(v *types.Var) ast.Expr {
 	var init ast.Expr
 	assigns := 0
 	for _, f := range r.pass.Files {
@@ -152,14 +168,10 @@ func (r *Result) scriptSource(recv ast.Expr) (string, bool) {
 			return true
 		})
 	}
-	if assigns != 1 || init == nil {
-		return "", false
+	if assigns != 1 {
+		return nil
 	}
-	call, ok := ast.Unparen(init).(*ast.CallExpr)
-	if !ok {
-		return "", false
-	}
-	return r.newScriptSource(call)
+	return init
 }
 
 // newScriptSource reads the source of a NewScript call of a Redis client

@@ -358,28 +358,8 @@ func (r *Result) mapLiteralEntry(v *types.Var, key *ssa.Const) ast.Expr {
 	if v == nil || v.Pkg() != r.pass.Pkg || key.Value == nil {
 		return nil
 	}
-	var lit *ast.CompositeLit
-	assigned := false
-	for _, f := range r.pass.Files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.ValueSpec:
-				for i, name := range n.Names {
-					if r.pass.TypesInfo.Defs[name] == v && i < len(n.Values) {
-						lit, _ = ast.Unparen(n.Values[i]).(*ast.CompositeLit)
-					}
-				}
-			case *ast.AssignStmt:
-				for _, l := range n.Lhs {
-					if id, ok := ast.Unparen(l).(*ast.Ident); ok && r.pass.TypesInfo.Uses[id] == v {
-						assigned = true
-					}
-				}
-			}
-			return true
-		})
-	}
-	if lit == nil || assigned {
+	lit, _ := ast.Unparen(r.soleValue(v)).(*ast.CompositeLit)
+	if lit == nil {
 		return nil
 	}
 	for _, el := range lit.Elts {
