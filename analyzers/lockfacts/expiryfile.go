@@ -32,6 +32,18 @@ type ExpiryFileLock struct {
 
 // ExpiryFileLocks finds the expiry file locks of the package.
 func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File) []*ExpiryFileLock {
+	// Fast exit: most packages declare no Lock-like function, and the
+	// refresh scan below matches every call against the knowledge base.
+	acquires := false
+	for _, fd := range Funcs(files) {
+		if acquireName(fd.Name.Name) {
+			acquires = true
+			break
+		}
+	}
+	if !acquires {
+		return nil
+	}
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, fd := range Funcs(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
