@@ -1,0 +1,165 @@
+// Package scopedloop: a ticker loop started by a function that ends it when
+// it returns (a deferred close of the stop channel it passed, a deferred
+// cancel of the context it passed) lives only for that call: it is not a
+// background job of its own. Each negative has a positive twin that breaks
+// one part of it.
+package scopedloop
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+type probe struct {
+	db     *sql.DB
+	every  time.Duration
+	stop   chan struct{}
+	cancel context.CancelFunc
+}
+
+func (p *probe) count(ctx context.Context) int {
+	var n int
+	p.db.QueryRowContext(ctx, "SELECT count(*) FROM samples").Scan(&n)
+	return n
+}
+
+// Negative: the loop ends on stop, which awaitSamples closes when it returns.
+func (p *probe) awaitSamples(ctx context.Context, want int) bool {
+	stop := make(chan struct{})
+	go p.feed(stop)
+	defer close(stop)
+	for i := 0; i < 10; i++ {
+		if p.count(ctx) >= want {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *probe) feed(stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Positive twin: the stop channel is kept and closed by Close, not when the
+// spawner returns.
+func (p *probe) startSampling() {
+	stop := make(chan struct{})
+	p.stop = stop
+	go p.feedUntilClose(stop)
+}
+
+func (p *probe) Close() { close(p.stop) }
+
+func (p *probe) feedUntilClose(stop chan struct{}) {
+	t := time.NewTicker(time.Second) // want `time.NewTicker runs loop body on every replica every 1s: it inserts into table samples; guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Negative: the context the loop ends on is cancelled when awaitWithContext
+// returns.
+func (p *probe) awaitWithContext(ctx context.Context, want int) bool {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go p.feedCtx(ctx)
+	return p.count(ctx) >= want
+}
+
+func (p *probe) feedCtx(ctx context.Context) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Positive twin: the cancel is kept in a field and called by Stop.
+func (p *probe) startWithContext(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	p.cancel = cancel
+	go p.feedCtxUntilStop(ctx)
+}
+
+func (p *probe) Stop() { p.cancel() }
+
+func (p *probe) feedCtxUntilStop(ctx context.Context) {
+	t := time.NewTicker(2 * time.Second) // want `time.NewTicker runs loop body on every replica every 2s: it inserts into table samples; guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Positive twin: the spawner closes stop on return, but the loop never
+// waits on it and outlives the call.
+func (p *probe) awaitIgnored(ctx context.Context, want int) bool {
+	stop := make(chan struct{})
+	go p.feedIgnoringStop(stop)
+	defer close(stop)
+	return p.count(ctx) >= want
+}
+
+func (p *probe) feedIgnoringStop(stop chan struct{}) {
+	t := time.NewTicker(3 * time.Second) // want `time.NewTicker runs loop body on every replica every 3s: it inserts into table samples; guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		}
+	}
+}
+
+// Positive twin: one spawner ends the loop on return, another keeps it
+// running until Close; the loop is a job of the second.
+func (p *probe) awaitShared(ctx context.Context) bool {
+	stop := make(chan struct{})
+	go p.feedShared(stop)
+	defer close(stop)
+	return p.count(ctx) > 0
+}
+
+func (p *probe) startShared() {
+	p.stop = make(chan struct{})
+	go p.feedShared(p.stop)
+}
+
+func (p *probe) feedShared(stop chan struct{}) {
+	t := time.NewTicker(4 * time.Second) // want `time.NewTicker runs loop body on every replica every 4s: it inserts into table samples; guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
