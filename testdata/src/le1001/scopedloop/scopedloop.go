@@ -95,11 +95,15 @@ func (p *probe) feedCtx(ctx context.Context) {
 	}
 }
 
-// Positive twin: the cancel is kept in a field and called by Stop.
+// Positive twin: the cancel of the loop's context is kept in a field and
+// called by Stop; the cancel deferred here is another context's.
 func (p *probe) startWithContext(ctx context.Context) {
-	ctx, cancel := context.WithCancel(ctx)
+	warmCtx, warmCancel := context.WithTimeout(ctx, time.Second)
+	defer warmCancel()
+	p.count(warmCtx)
+	loopCtx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
-	go p.feedCtxUntilStop(ctx)
+	go p.feedCtxUntilStop(loopCtx)
 }
 
 func (p *probe) Stop() { p.cancel() }
