@@ -167,3 +167,41 @@ func (p *probe) feedShared(stop chan struct{}) {
 		}
 	}
 }
+
+// Negative: a loop paced by time.After, ended by the spawner's deferred
+// close.
+func (p *probe) awaitPaced(ctx context.Context) bool {
+	stop := make(chan struct{})
+	go p.feedPaced(stop)
+	defer close(stop)
+	return p.count(ctx) > 0
+}
+
+func (p *probe) feedPaced(stop chan struct{}) {
+	for {
+		select {
+		case <-time.After(5 * time.Second):
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Positive twin: the same paced loop, its stop channel closed by Close.
+func (p *probe) startPaced() {
+	stop := make(chan struct{})
+	p.stop = stop
+	go p.feedPacedUntilClose(stop)
+}
+
+func (p *probe) feedPacedUntilClose(stop chan struct{}) {
+	for { // want `for loop paced by time.After runs loop body on every replica every 5s: it inserts into table samples; guarded by nothing`
+		select {
+		case <-time.After(5 * time.Second):
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
