@@ -205,3 +205,39 @@ func (p *probe) feedPacedUntilClose(stop chan struct{}) {
 		}
 	}
 }
+
+// Positive: a periodic job calls a spawner whose loop is scoped to the call;
+// the loop's insert is the job's, reported at the job's ticker (and not
+// again at the scoped loop's).
+func (p *probe) runChecks(ctx context.Context) {
+	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table samples \(via scopedloop.\(\*probe\).feedOuter\); guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.awaitOuter(ctx)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (p *probe) awaitOuter(ctx context.Context) bool {
+	stop := make(chan struct{})
+	go p.feedOuter(stop)
+	defer close(stop)
+	return p.count(ctx) > 0
+}
+
+func (p *probe) feedOuter(stop chan struct{}) {
+	t := time.NewTicker(6 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.db.Exec("INSERT INTO samples (at) VALUES (now())")
+		case <-stop:
+			return
+		}
+	}
+}
