@@ -130,6 +130,7 @@ func (f *finder) sleepLoop(loop *ast.ForStmt, stack []ast.Node) {
 	j := f.newJob(forKeyword{loop}, "for loop paced by "+pacerName, period, stack)
 	j.Work, j.WorkName = loop.Body, "loop body"
 	f.scanWork(j, loop.Body)
+	j.PerReplica = f.scopedLoop(j.Func, loop)
 	f.finish(j, stack)
 }
 

@@ -38,6 +38,7 @@ func (f *finder) addLoopJob(call *ast.CallExpr, name, schedule string, loop ast.
 	}
 	j.Work, j.WorkName = body, "loop body"
 	f.scanWork(j, body)
+	j.PerReplica = f.scopedLoop(j.Func, loop)
 	f.finish(j, stack)
 }
 
