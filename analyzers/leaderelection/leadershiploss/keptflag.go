@@ -136,7 +136,7 @@ func (c *checker) keptFlag(ix *deadlineIndex, call *ssa.Call, reads map[flagRef]
 	}
 	// the error path: nothing stores the flag before the next round or
 	// the return, and nothing there stops the work
-	if c.errorPathClears(ix, call.Block(), errSucc, set.flag) || !c.errorPathOnlyLogs(errSucc) {
+	if c.errorPathClears(ix, call.Block(), errSucc, set.flag) || !c.errorPathOnlyLogs(ix, errSucc) {
 		return
 	}
 	at := ix.calls[call.Pos()]
@@ -373,8 +373,9 @@ func (c *checker) errorPathClears(ix *deadlineIndex, callBlock, start *ssa.Basic
 // errorPathOnlyLogs reports whether the blocks of the error path alone
 // (those its first block dominates) only log: no call that may stop the
 // work (a cancel, a close, a callback), no panic, no goroutine, no send,
-// and no error handed back to the caller, who may stop it.
-func (c *checker) errorPathOnlyLogs(start *ssa.BasicBlock) bool {
+// and no error handed back to the caller, who may stop it. Stores of a
+// flag (also through a setter) are left to errorPathClears.
+func (c *checker) errorPathOnlyLogs(ix *deadlineIndex, start *ssa.BasicBlock) bool {
 	for _, b := range start.Parent().Blocks {
 		if !start.Dominates(b) {
 			continue
@@ -382,6 +383,10 @@ func (c *checker) errorPathOnlyLogs(start *ssa.BasicBlock) bool {
 		for _, in := range b.Instrs {
 			switch in := in.(type) {
 			case *ssa.Call:
+				// a flag store is bookkeeping: errorPathClears judges it
+				if len(c.flagStores(ix, in, 0)) > 0 {
+					continue
+				}
 				if !c.harmlessCall(&in.Call) {
 					return false
 				}
