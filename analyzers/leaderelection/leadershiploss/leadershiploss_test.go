@@ -59,6 +59,14 @@ import (
 // in a helper) and renewOrClose with renewBounded (a deferred cancel of its
 // own timeout context) and renewRetried (a retry helper calling its
 // operation); each guard deleted once and seen to fail.
+//
+// The le4001/keptflag package pairs every silence of the kept leadership
+// flag (keptflag.go) with a report: Clearing (Store(false) on the error
+// path) and Resetting (the setter with false) with Seat; Cancelling (a
+// cancel) and Handing (the error returned) with Counter; Unread (no read)
+// with Counter; Plain (TryLock with no TTL) and Prober's Probe (no lock's
+// name) with Prober's Acquire; Once (no loop) with Seat, whose round a loop
+// calls; each guard deleted once and seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
