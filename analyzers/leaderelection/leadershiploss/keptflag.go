@@ -41,19 +41,19 @@ type flagStore struct {
 // leadership flag their success sets.
 func (c *checker) checkKeptFlags(eff *effects.Result, index func() *deadlineIndex) {
 	// most packages ask no lease: they pay one scan of their calls
-	any := false
+	asks := false
 	for _, fn := range eff.SSAFuncs() {
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
-				if call, ok := in.(*ssa.Call); ok && !any {
+				if call, ok := in.(*ssa.Call); ok && !asks {
 					if f := calleeFunc(&call.Call); f != nil && c.leaseCall(call, f) {
-						any = true
+						asks = true
 					}
 				}
 			}
 		}
 	}
-	if !any {
+	if !asks {
 		return
 	}
 	ix := index()
