@@ -210,6 +210,21 @@
 //     followed, when the not-owner side does not call the cancel made on
 //     the owner side (sharding reads that start nothing, a cancel run
 //     every round), and for a lookup made once;
+//   - a leadership flag kept across a failed acquire or renewal
+//     (keptflag.go): a call of a lock with an expiry (a renewal, an
+//     acquire of the knowledge base, or a lock-like Acquire/TryLock/Obtain
+//     handed a time.Duration TTL) answering (bool, error), run in a loop or
+//     in a function a loop calls, whose success path stores the bool (or
+//     true) in a field or package variable the package reads as a flag (a
+//     bool, or an atomic Store, also through a setter of the package), and
+//     whose error path only logs and stores nothing in the flag before the
+//     next round or the return. A leader whose renewals fail keeps
+//     believing it leads after its lease expired. Reported at the call,
+//     Related at the store, the error path and the flag's read. Silent when
+//     the error path stores the flag (false, or through a setter), calls
+//     anything but logging (a cancel, a stop), returns an error or panics,
+//     when nothing reads the flag, for a lock with no TTL in the call, for
+//     a method of no lock's name, and for a call made once;
 //   - IsLeader() checked once before a long-running loop (for {}, a range
 //     over a channel, or a scheduler loop such as wait.Forever) that never
 //     checks it again nor observes a context;

@@ -114,6 +114,10 @@ func run(p *rule.Pass) error {
 		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) {
 			c.checkUnboundedRenewals(index())
 		}
+		// a leadership flag kept across a failed acquire (keptflag.go)
+		if eff != nil {
+			c.checkKeptFlags(eff, index)
+		}
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return finish()
