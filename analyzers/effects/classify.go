@@ -87,6 +87,13 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		e.Kind = "send"
 		e.Resource = "HTTP " + strings.ToUpper(m)
+		if id := r.ownReport(call, a); id != "" {
+			// A heartbeat or status report keyed by this replica's own
+			// identity: each replica reports itself (ownreport.go).
+			e.Idempotent = true
+			e.Resource += ", reports this replica's own state (keyed by " + id + ")"
+			break
+		}
 		// A request whose answer the caller reads asks (a status query, a
 		// version check): unknown, not an accumulating send.
 		e.Unknown = r.answerRead(call, true)
@@ -145,6 +152,12 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		if a.Pkg == "net/http" && a.Kind == "send" && r.answerRead(call, false) {
 			e.Unknown = true // http.Post whose answer is read: a query, as above
+		}
+		if a.Kind == "send" {
+			if id := r.ownReport(call, a); id != "" {
+				e.Idempotent = true // each replica reports itself (ownreport.go)
+				e.Resource = "reports this replica's own state (keyed by " + id + ")"
+			}
 		}
 		r.ormWrite(call, fn, &e)
 		if k := arg("key"); k != nil {

@@ -5,6 +5,7 @@ package effects
 // one call, which key per-replica work and claims.
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 	"regexp"
@@ -164,7 +165,7 @@ func (fl *flow) storedIdentity(key any, depth int) string {
 	}
 	id := ""
 	for _, v := range vals {
-		if id = fl.identity(v, depth+1); id == "" && randomID(v, 0) {
+		if id = fl.identity(v, depth+1); id == "" && (randomID(v, 0) || mintedFallback(v)) {
 			id = "an ID the instance generated for itself"
 		}
 		if id == "" {
@@ -174,8 +175,9 @@ func (fl *flow) storedIdentity(key any, depth int) string {
 	return id
 }
 
-// idPackage: packages that mint random identifiers.
-var idPackage = regexp.MustCompile(`(^|/)(uuid|go\.uuid|xid|ulid|ksuid)(/v\d+)?$`)
+// idPackage: packages that mint random identifiers (UUIDs, xids, ULIDs,
+// KSUIDs, nano IDs).
+var idPackage = regexp.MustCompile(`(^|/)(uuid|go\.uuid|xid|ulid|ksuid|go-nanoid|nanoid)(/v\d+)?$`)
 
 // randomID: v is a freshly minted random identifier (uuid.New(),
 // uuid.NewString(), uuid.Must(uuid.NewRandom()).String(), xid.New()).
@@ -207,6 +209,54 @@ func randomID(v ssa.Value, depth int) bool {
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			return randomID(v.X, depth+1) // the receiver of id.String() on a pointer
+		}
+	}
+	return false
+}
+
+// mintedFallback: v is a configured name that an instance leaving it
+// unset replaces with one it mints (name := cfg.Name; if name == "" {
+// name = uuid.NewString() }): a phi of two edges, one a minted ID, the
+// other a value that the function tests for the empty string. Every
+// instance then has its own name unless an operator gives two the same
+// one, which the option's own contract (a per-instance name) forbids. A
+// fallback taken on any other test (a flag, a mode) is not one: the
+// instances that do not take it share the configured value.
+func mintedFallback(v ssa.Value) bool {
+	phi, ok := unwrap(v).(*ssa.Phi)
+	if !ok || len(phi.Edges) != 2 {
+		return false
+	}
+	for i, e := range phi.Edges {
+		if randomID(e, 0) && emptyTested(phi.Edges[1-i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyTested: an if branches on v == "" (or v != "").
+func emptyTested(v ssa.Value) bool {
+	if v.Referrers() == nil {
+		return false
+	}
+	for _, ref := range *v.Referrers() {
+		b, ok := ref.(*ssa.BinOp)
+		if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+			continue
+		}
+		other := b.Y
+		if other == v {
+			other = b.X
+		}
+		c, ok := other.(*ssa.Const)
+		if !ok || c.Value == nil || c.Value.Kind() != constant.String || constant.StringVal(c.Value) != "" {
+			continue
+		}
+		for _, bref := range *b.Referrers() {
+			if _, ok := bref.(*ssa.If); ok {
+				return true
+			}
 		}
 	}
 	return false
