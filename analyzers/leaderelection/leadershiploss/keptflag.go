@@ -1,6 +1,7 @@
 package leadershiploss
 
 import (
+	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
@@ -8,7 +9,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
@@ -39,21 +39,11 @@ type flagStore struct {
 
 // checkKeptFlags reports acquires and renewals whose failure leaves the
 // leadership flag their success sets.
-func (c *checker) checkKeptFlags(eff *effects.Result, index func() *deadlineIndex) {
-	// most packages ask no lease: they pay one scan of their calls
-	asks := false
-	for _, fn := range eff.SSAFuncs() {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				if call, ok := in.(*ssa.Call); ok && !asks {
-					if f := calleeFunc(&call.Call); f != nil && c.leaseCall(call, f) {
-						asks = true
-					}
-				}
-			}
-		}
-	}
-	if !asks {
+func (c *checker) checkKeptFlags(index func() *deadlineIndex) {
+	// most packages name no lease-like function: they pay one walk of
+	// their syntax and no SSA form (a superset of leaseCall, which needs
+	// the call's arguments and is asked again on SSA below)
+	if !c.namesLeaseLike() {
 		return
 	}
 	ix := index()
@@ -76,6 +66,26 @@ func (c *checker) checkKeptFlags(eff *effects.Result, index func() *deadlineInde
 
 // leaseCall reports whether a call asks a lock with an expiry for
 // leadership.
+// namesLeaseLike reports whether the package's files use a function that
+// leaseCall could accept, in a call or as a value.
+func (c *checker) namesLeaseLike() bool {
+	found := false
+	for _, f := range c.p.Pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			if id, ok := n.(*ast.Ident); ok {
+				if fn, ok := c.info.Uses[id].(*types.Func); ok {
+					found = c.isRenew(fn) || leadership.Kind(c.p.KB, fn, "acquire-result") != nil || lockLikeAcquire(fn)
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
 func (c *checker) leaseCall(call *ssa.Call, fn *types.Func) bool {
 	if c.isRenew(fn) || leadership.Kind(c.p.KB, fn, "acquire-result") != nil {
 		return true

@@ -116,7 +116,7 @@ func run(p *rule.Pass) error {
 		}
 		// a leadership flag kept across a failed acquire (keptflag.go)
 		if eff != nil {
-			c.checkKeptFlags(eff, index)
+			c.checkKeptFlags(index)
 		}
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
