@@ -21,10 +21,11 @@ func (c *checker) checkExpiryFiles() {
 		if l.Recv != "" {
 			label = "(" + l.Recv + ")." + label
 		}
-		c.p.Reportf(l.Expiry, []analysis.RelatedInformation{
-			rule.Related(l.Write, "the lock file is written here"),
-			rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"),
-		},
+		related := []analysis.RelatedInformation{rule.Related(l.Write, "the lock file is written here")}
+		if l.Stale != nil { // always set on a lock; a nil one is no reason to panic
+			related = append(related, rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"))
+		}
+		c.p.Reportf(l.Expiry, related,
 			"%s takes a lock by writing a lock file that holds this expiry, fixed once when the lock is taken, and nothing rewrites the file while the lock "+
 				"is held: the work between %s and %s runs for as long as it takes, so once the expiry passes another "+
 				"instance takes the lock and runs the same work concurrently; rewrite the expiry periodically while "+

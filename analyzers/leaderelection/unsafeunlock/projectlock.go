@@ -85,10 +85,11 @@ func expiryFileLocks(p *rule.Pass) {
 		if l.Remove == nil || l.Refreshed {
 			continue
 		}
-		p.Reportf(l.Remove, []analysis.RelatedInformation{
-			rule.Related(l.Write, "the lock file is written here, holding its expiry"),
-			rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"),
-		},
+		related := []analysis.RelatedInformation{rule.Related(l.Write, "the lock file is written here, holding its expiry")}
+		if l.Stale != nil { // always set on a lock; a nil one is no reason to panic
+			related = append(related, rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"))
+		}
+		p.Reportf(l.Remove, related,
 			"%s releases the lock file of %s (%s) by removing it without reading it back, so without checking that it is "+
 				"still this holder's: once its expiry passes another instance takes the lock by writing the same path, and "+
 				"this release then removes that instance's lock file and a third instance starts the same work; write a token "+
