@@ -139,7 +139,7 @@ func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File)
 				}
 				if remove != nil {
 					found = true
-					l.Release = "(" + l.Recv + ")." + rel.Name.Name
+					l.Release = FuncLabel(l.Recv, rel.Name.Name)
 					if !reads {
 						l.Remove = remove
 					}

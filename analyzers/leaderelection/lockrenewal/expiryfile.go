@@ -3,6 +3,7 @@ package lockrenewal
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/expiryfilelocks"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
@@ -12,15 +13,16 @@ import (
 // rewrites or touches while the lock is held: the acquire hands its caller
 // a release, so the work runs between the two for as long as it takes, and
 // once the expiry passes another instance treats the file as free.
-func (c *checker) checkExpiryFiles() {
-	for _, l := range lockfacts.ExpiryFileLocks(c.info, c.p.KB, c.p.Files()) {
+func (c *checker) checkExpiryFiles() error {
+	locks, err := expiryfilelocks.Of(c.p)
+	if err != nil {
+		return err
+	}
+	for _, l := range locks {
 		if l.Refreshed {
 			continue
 		}
-		label := l.Acquire.Name.Name
-		if l.Recv != "" {
-			label = "(" + l.Recv + ")." + label
-		}
+		label := lockfacts.FuncLabel(l.Recv, l.Acquire.Name.Name)
 		related := []analysis.RelatedInformation{rule.Related(l.Write, "the lock file is written here")}
 		if l.Stale != nil { // always set on a lock; a nil one is no reason to panic
 			related = append(related, rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"))
@@ -32,4 +34,5 @@ func (c *checker) checkExpiryFiles() {
 				"holding the lock and stop the work when that fails, or use the elector",
 			label, label, l.Release)
 	}
+	return nil
 }
