@@ -17,7 +17,8 @@ import (
 //
 // Remove is nil when the release reads the file first (read, compare, then
 // remove: it may check that the file is still this holder's). Refreshed
-// says the package rewrites the file in a loop or touches it (os.Chtimes):
+// says the package rewrites this lock's file (the same path variable, field
+// or constant as the acquire's write) in a loop or touches it (os.Chtimes):
 // the expiry is extended while the lock is held, and the lock is left alone.
 type ExpiryFileLock struct {
 	Recv      string
@@ -56,13 +57,23 @@ func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File)
 		}
 		return ""
 	}
-	refreshed := packageRefreshes(info, kind, files)
+	// pathOf: the path argument of a file call the knowledge base names
+	pathOf := func(call *ast.CallExpr) ast.Expr {
+		if api := kb.Match(signals.Locks, Callee(info, call)); api != nil {
+			if i, ok := api.Arg("path"); ok && i < len(call.Args) {
+				return call.Args[i]
+			}
+		}
+		return nil
+	}
+	keys := newPathKeys(info, files)
+	refreshes := refreshedPaths(keys, kind, pathOf, files)
 	var out []*ExpiryFileLock
 	for _, a := range Funcs(files) {
 		if !acquireName(a.Name.Name) {
 			continue
 		}
-		l := &ExpiryFileLock{Recv: RecvTypeName(a), Acquire: a, Refreshed: refreshed}
+		l := &ExpiryFileLock{Recv: RecvTypeName(a), Acquire: a}
 		reached := Reached(info, decls, a, 2)
 		for _, g := range reached {
 			ast.Inspect(g.Body, func(n ast.Node) bool {
@@ -86,6 +97,11 @@ func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File)
 		}
 		if l.Write == nil || l.Stale == nil {
 			continue
+		}
+		if p := pathOf(l.Write); p != nil {
+			for _, k := range keys.of(p) {
+				l.Refreshed = l.Refreshed || refreshes[k]
+			}
 		}
 		// the release: a function literal of the acquire, or a release
 		// method of its type
@@ -123,7 +139,7 @@ func ExpiryFileLocks(info *types.Info, kb *signals.Knowledge, files []*ast.File)
 				}
 				if remove != nil {
 					found = true
-					l.Release = "(" + l.Recv + ")." + rel.Name.Name
+					l.Release = FuncLabel(l.Recv, rel.Name.Name)
 					if !reads {
 						l.Remove = remove
 					}
@@ -157,17 +173,15 @@ func fileRelease(kind func(*ast.CallExpr) string, body *ast.BlockStmt) (remove *
 	return remove, reads
 }
 
-// packageRefreshes says some function of the package touches a file
-// (os.Chtimes) or writes one inside a loop: a lock file's expiry may be
-// extended while it is held, and a fixed expiry cannot be told apart.
-func packageRefreshes(info *types.Info, kind func(*ast.CallExpr) string, files []*ast.File) bool {
-	found := false
+// refreshedPaths returns the paths (by pathKeyOf) that some function of
+// the package touches (os.Chtimes) or writes inside a loop: that lock
+// file's expiry may be extended while it is held, and a fixed expiry
+// cannot be told apart. A refresh of one lock file says nothing of another.
+func refreshedPaths(keys *pathKeys, kind func(*ast.CallExpr) string, pathOf func(*ast.CallExpr) ast.Expr, files []*ast.File) map[pathKey]bool {
+	out := map[pathKey]bool{}
 	var visit func(n ast.Node, inLoop bool)
 	visit = func(n ast.Node, inLoop bool) {
 		ast.Inspect(n, func(m ast.Node) bool {
-			if found {
-				return false
-			}
 			switch m := m.(type) {
 			case *ast.ForStmt:
 				if m != n {
@@ -180,11 +194,13 @@ func packageRefreshes(info *types.Info, kind func(*ast.CallExpr) string, files [
 					return false
 				}
 			case *ast.CallExpr:
-				switch kind(m) {
-				case "file-touch":
-					found = true
-				case "file-write":
-					found = found || inLoop
+				switch k := kind(m); {
+				case k == "file-touch", k == "file-write" && inLoop:
+					if p := pathOf(m); p != nil {
+						for _, k := range keys.of(p) {
+							out[k] = true
+						}
+					}
 				}
 			}
 			return true
@@ -193,7 +209,64 @@ func packageRefreshes(info *types.Info, kind func(*ast.CallExpr) string, files [
 	for _, f := range files {
 		visit(f, false)
 	}
-	return found
+	return out
+}
+
+// pathKey names a file path expression: the variable or field it reads
+// (the same field in any method, whatever the receiver's name), its
+// constant value, or else its text.
+type pathKey struct {
+	obj  types.Object
+	text string
+}
+
+// pathKeys keys path expressions; a local variable assigned once is also
+// keyed by the text of its value, so `p := filepath.Join(dir, name)` in the
+// acquire and the same join in the refresher name one file.
+type pathKeys struct {
+	info   *types.Info
+	values map[types.Object][]ast.Expr // the values assigned to local variables
+}
+
+func newPathKeys(info *types.Info, files []*ast.File) *pathKeys {
+	k := &pathKeys{info: info, values: map[types.Object][]ast.Expr{}}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+				for i, l := range as.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						if obj := info.ObjectOf(id); obj != nil {
+							k.values[obj] = append(k.values[obj], as.Rhs[i])
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return k
+}
+
+func (k *pathKeys) of(e ast.Expr) []pathKey {
+	e = ast.Unparen(e)
+	if tv, ok := k.info.Types[e]; ok && tv.Value != nil {
+		return []pathKey{{text: "const " + tv.Value.ExactString()}}
+	}
+	switch x := e.(type) {
+	case *ast.Ident:
+		if v, ok := k.info.Uses[x].(*types.Var); ok {
+			out := []pathKey{{obj: v}}
+			if vals := k.values[v]; len(vals) == 1 && !v.IsField() && v.Parent() != v.Pkg().Scope() {
+				out = append(out, pathKey{text: "value " + types.ExprString(vals[0])})
+			}
+			return out
+		}
+	case *ast.SelectorExpr:
+		if sel, ok := k.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			return []pathKey{{obj: sel.Obj()}}
+		}
+	}
+	return []pathKey{{text: types.ExprString(e)}}
 }
 
 // writtenExpiry returns a time.Now().Add(...) call that is written to a

@@ -259,6 +259,15 @@ func Funcs(files []*ast.File) []*ast.FuncDecl {
 }
 
 // RecvTypeName returns the name of a method's receiver type, or "".
+// FuncLabel names a function in a message: "Lock", or "(T).Lock" for a
+// method of T.
+func FuncLabel(recv, name string) string {
+	if recv == "" {
+		return name
+	}
+	return "(" + recv + ")." + name
+}
+
 func RecvTypeName(fd *ast.FuncDecl) string {
 	if fd.Recv == nil || len(fd.Recv.List) == 0 {
 		return ""

@@ -2,6 +2,7 @@ package localsingleton_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -27,4 +28,29 @@ func TestLocalSingleton(t *testing.T) {
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
 	strict := settings.Bind([]*analysis.Analyzer{localsingleton.Analyzer}, config.Source{Overrides: config.Overrides{Profile: "strict"}})[0]
 	analysistest.Run(t, testdata(t), strict, "le1001strict")
+}
+
+// The strict profile shows a certmagic Storage's Store of a configured
+// value and Delete of a fixed key as idempotent work (the knowledge base
+// says both converge), not as work whose nature the analysis cannot read.
+func TestStrictShowsStorageWritesIdempotent(t *testing.T) {
+	strict := settings.Bind([]*analysis.Analyzer{localsingleton.Analyzer}, config.Source{Overrides: config.Overrides{Profile: "strict"}})[0]
+	results := analysistest.Run(t, testdata(t), strict, "le1001strict/storage")
+	effects := 0
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			for _, rel := range d.Related {
+				if !strings.HasPrefix(rel.Message, "effect: ") {
+					continue
+				}
+				effects++
+				if !strings.HasSuffix(rel.Message, ", idempotent") || strings.Contains(rel.Message, "cannot read") {
+					t.Errorf("related %q: want an idempotent effect the analysis reads", rel.Message)
+				}
+			}
+		}
+	}
+	if effects != 2 {
+		t.Errorf("%d effect entries, want 2 (the Store and the Delete)", effects)
+	}
 }

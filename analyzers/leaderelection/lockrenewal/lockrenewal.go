@@ -10,12 +10,13 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/expiryfilelocks"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3004.
-var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer}})
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer}})
 
 type checker struct {
 	p        *rule.Pass
@@ -54,8 +55,7 @@ func run(p *rule.Pass) error {
 		}
 	}
 	c.checkClaims()
-	c.checkExpiryFiles()
-	return nil
+	return c.checkExpiryFiles()
 }
 
 // collectScripts records package variables and locals defined as

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/expiryfilelocks"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
@@ -40,16 +41,9 @@ func projectLocks(p *rule.Pass) error {
 				"a replica whose acquire failed, or whose lock was taken over, frees the current holder's lock this way, "+
 				"and another replica starts the same work; delete only the row this replica inserted "+
 				"(AND owner = $me, or the token the acquire stored) and check the rows affected, or use the elector",
-			d.What, funcLabel(l.Recv, l.Release.Name.Name), row, d.Label)
+			d.What, lockfacts.FuncLabel(l.Recv, l.Release.Name.Name), row, d.Label)
 	}
 	return nil
-}
-
-func funcLabel(recv, name string) string {
-	if recv == "" {
-		return name
-	}
-	return "(" + recv + ")." + name
 }
 
 // fileLocks reports the release of a lock file that removes the file
@@ -64,7 +58,7 @@ func fileLocks(p *rule.Pass) {
 				"holder's: %s removes a lock file it judges stale and takes the lock, so a holder that stalls loses the lock "+
 				"to another instance, and its release then removes that instance's lock file and a third instance starts the "+
 				"same work; write an owner token into the lock file and remove it only while it is still yours, or use the elector",
-			removeName(p, l.Remove), funcLabel(l.Recv, l.Release.Name.Name), funcLabel(l.Recv, l.Acquire.Name.Name))
+			removeName(p, l.Remove), lockfacts.FuncLabel(l.Recv, l.Release.Name.Name), lockfacts.FuncLabel(l.Recv, l.Acquire.Name.Name))
 	}
 }
 
@@ -80,19 +74,25 @@ func removeName(p *rule.Pass, call *ast.CallExpr) string {
 // that removes the file without reading it back: once the expiry passes,
 // another instance takes the lock by writing its own expiry into the same
 // path, and this release then removes that instance's lock.
-func expiryFileLocks(p *rule.Pass) {
-	for _, l := range lockfacts.ExpiryFileLocks(p.TypesInfo, p.KB, p.Files()) {
+func expiryFileLocks(p *rule.Pass) error {
+	locks, err := expiryfilelocks.Of(p)
+	if err != nil {
+		return err
+	}
+	for _, l := range locks {
 		if l.Remove == nil || l.Refreshed {
 			continue
 		}
-		p.Reportf(l.Remove, []analysis.RelatedInformation{
-			rule.Related(l.Write, "the lock file is written here, holding its expiry"),
-			rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"),
-		},
+		related := []analysis.RelatedInformation{rule.Related(l.Write, "the lock file is written here, holding its expiry")}
+		if l.Stale != nil { // always set on a lock; a nil one is no reason to panic
+			related = append(related, rule.Related(l.Stale, "a lock file whose expiry has passed is treated as free here"))
+		}
+		p.Reportf(l.Remove, related,
 			"%s releases the lock file of %s (%s) by removing it without reading it back, so without checking that it is "+
 				"still this holder's: once its expiry passes another instance takes the lock by writing the same path, and "+
 				"this release then removes that instance's lock file and a third instance starts the same work; write a token "+
 				"into the lock file and remove it only while it still holds yours, or use the elector",
-			removeName(p, l.Remove), funcLabel(l.Recv, l.Acquire.Name.Name), l.Release)
+			removeName(p, l.Remove), lockfacts.FuncLabel(l.Recv, l.Acquire.Name.Name), l.Release)
 	}
+	return nil
 }

@@ -8,13 +8,14 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/expiryfilelocks"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE3002.
-var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer}})
+var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer, expiryfilelocks.Analyzer}})
 
 func run(p *rule.Pass) error {
 	info := p.TypesInfo
@@ -47,7 +48,9 @@ func run(p *rule.Pass) error {
 			return err
 		}
 		fileLocks(p)
-		expiryFileLocks(p)
+		if err := expiryFileLocks(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -100,3 +100,16 @@ func (r *rotator) runOwnKey(ctx context.Context) {
 		_ = r.storage.Store(ctx, "keys/"+host+".pem", pemKey(k))
 	}
 }
+
+// Negative twin of runMinted and runRandom: the storage's Store of a value
+// every replica computes alike and its Delete of a fixed key converge when
+// repeated (both idempotent in the knowledge base): N replicas doing them
+// N times leave the storage as one would. Silent by default; the strict
+// profile shows them (le1001strict/storage).
+func (r *rotator) runTidy(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	for range t.C {
+		_ = r.storage.Store(ctx, "keys/name", []byte(r.name))
+		_ = r.storage.Delete(ctx, "keys/retired.pem")
+	}
+}

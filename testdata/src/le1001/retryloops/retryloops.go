@@ -229,3 +229,65 @@ func insertUntilFree(ctx context.Context, db *sql.DB) {
 		}
 	}
 }
+
+// Negative: the branch that waits for the tick and goes round is taken while
+// the table is busy; once it is not, the insert is done once.
+func insertOnceNotBusy(ctx context.Context, db *sql.DB) {
+	ticker := time.NewTicker(time.Minute)
+	for {
+		if o, _ := probe(ctx, db); o == busy {
+			<-ticker.C
+			continue
+		}
+		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		return
+	}
+}
+
+// Positive twin of the shutdown test: the same branch on a shutdown
+// condition is the loop's own pace; the insert runs on every tick until the
+// service stops.
+func insertUntilStopped(ctx context.Context, db *sql.DB, stopped func() bool) {
+	ticker := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it inserts into table orders; guarded by nothing`
+	for {
+		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		if !stopped() {
+			<-ticker.C
+			continue
+		}
+		return
+	}
+}
+
+// Negative: a table that is not free is asked again after the pause; a free
+// one gets its insert once.
+func insertWhenFree(ctx context.Context, db *sql.DB) error {
+	for {
+		time.Sleep(30 * time.Second)
+		if o, _ := probe(ctx, db); o != free {
+			continue
+		}
+		_, err := db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		return err
+	}
+}
+
+// Positive twin of the continue that must go round this loop: here the
+// continue goes round the inner loop that waits for a free table, and that
+// wait ends inside the same branch; the outer loop inserts and sleeps on
+// every round.
+func insertEachRound(ctx context.Context, db *sql.DB, wake <-chan struct{}) {
+	for { // want `for loop paced by time.Sleep runs loop body on every replica every 30s: it inserts into table orders; guarded by nothing`
+		db.ExecContext(ctx, "INSERT INTO orders (state) VALUES ('new')")
+		time.Sleep(30 * time.Second)
+		for {
+			if o, _ := probe(ctx, db); o != busy {
+				if o == free {
+					break
+				}
+				continue // taken or refused: ask again
+			}
+			<-wake
+		}
+	}
+}

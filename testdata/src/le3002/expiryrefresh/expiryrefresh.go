@@ -1,4 +1,5 @@
-// Package expiryrefresh: a lock file touched while held.
+// Package expiryrefresh: a lock file touched while held, next to one that
+// is not.
 package expiryrefresh
 
 import (
@@ -51,4 +52,24 @@ func (l *Lease) Acquire(ttl time.Duration) error {
 func (l *Lease) Release() error {
 	close(l.stop)
 	return os.Remove(l.path)
+}
+
+// Positive: a second lock file of the same package that nothing touches.
+// Lease's ticker touches Lease's file, not this one: its path is a field of
+// another type, though it is spelled l.path too (twin: Lease).
+type Slot struct{ path string }
+
+func (l *Slot) Acquire(ttl time.Duration) error {
+	var exp int64
+	if b, err := os.ReadFile(l.path); err == nil {
+		exp, _ = strconv.ParseInt(string(b), 10, 64)
+	}
+	if exp > time.Now().UnixNano() {
+		return errors.New("held")
+	}
+	return os.WriteFile(l.path, stamp(ttl), 0o644)
+}
+
+func (l *Slot) Release() error {
+	return os.Remove(l.path) // want `os.Remove releases the lock file of \(Slot\).Acquire \(\(Slot\).Release\) by removing it without reading it back`
 }
