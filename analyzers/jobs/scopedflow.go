@@ -259,10 +259,12 @@ func (sp *spawn) endedBy(isCtx bool) string {
 		i int
 	}
 	seen := map[*ssa.BasicBlock]bool{}
+	region, endsHere := map[*ssa.BasicBlock]bool{}, map[*ssa.BasicBlock]bool{}
 	work := []from{{sp.start.Block(), indexIn(sp.start) + 1}}
 	for len(work) > 0 {
 		w := work[len(work)-1]
 		work = work[:len(work)-1]
+		region[w.b] = true
 		ended := false
 	scan:
 		for _, in := range w.b.Instrs[w.i:] {
@@ -276,14 +278,17 @@ func (sp *spawn) endedBy(isCtx bool) string {
 				ended = ends(&in.Call, true)
 			case *ssa.Panic:
 				ended = true
-			case *ssa.Return:
-				return ""
+			case *ssa.Select:
+				if in.Blocking && len(in.States) == 0 {
+					return "" // select {}: the spawner never returns, the loop never ends
+				}
 			}
 			if ended {
 				break scan
 			}
 		}
 		if ended {
+			endsHere[w.b] = true
 			continue
 		}
 		for _, s := range w.b.Succs {
@@ -293,7 +298,42 @@ func (sp *spawn) endedBy(isCtx bool) string {
 			}
 		}
 	}
+	// A block that returns has no successor: it reaches no end. Nor does
+	// a loop of the spawner's that never leaves (the loop it started runs
+	// as long).
+	if !allReach(region, endsHere) {
+		return ""
+	}
 	return what + " on every path to a return" + closure
+}
+
+// allReach: from every block of region, some path within it leads to a
+// block of ends.
+func allReach(region, ends map[*ssa.BasicBlock]bool) bool {
+	good := map[*ssa.BasicBlock]bool{}
+	for b := range ends {
+		good[b] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for b := range region {
+			if good[b] {
+				continue
+			}
+			for _, s := range b.Succs {
+				if good[s] {
+					good[b], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for b := range region {
+		if !good[b] {
+			return false
+		}
+	}
+	return true
 }
 
 // reads: x is want, or a load of a captured variable whose value is want.

@@ -396,3 +396,100 @@ func (m *meter) sampleF(stop chan struct{}) {
 		}
 	}
 }
+
+// Negative: the starter polls until the count is reached, then closes
+// stop; its own loop leaves.
+func (m *meter) measurePolled(ctx context.Context, want int) {
+	stop := make(chan struct{})
+	go m.sampleG(stop)
+	for {
+		if n, _ := m.tally(ctx); n >= want {
+			break
+		}
+	}
+	close(stop)
+}
+
+func (m *meter) sampleG(stop chan struct{}) {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			m.record()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Positive twin: the starter's own loop never leaves, so the close after
+// it never runs and the loop it started runs for good.
+func (m *meter) serveForever(ctx context.Context) {
+	stop := make(chan struct{})
+	go m.sampleH(stop)
+	for {
+		m.tally(ctx)
+	}
+}
+
+func (m *meter) sampleH(stop chan struct{}) {
+	t := time.NewTicker(16 * time.Second) // want `time.NewTicker runs loop body on every replica every 16s: it inserts into table readings \(via scopedflow.\(\*meter\).record\); guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			m.record()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Positive twin: the starter blocks for good in an empty select (go/ssa
+// follows it with a panic, which is no path that ends the loop).
+func (m *meter) serveBlocked() {
+	stop := make(chan struct{})
+	go m.sampleI(stop)
+	select {}
+}
+
+func (m *meter) sampleI(stop chan struct{}) {
+	t := time.NewTicker(17 * time.Second) // want `time.NewTicker runs loop body on every replica every 17s: it inserts into table readings \(via scopedflow.\(\*meter\).record\); guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			m.record()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// Positive twin of measureWrapped: the closure is also called in the
+// starter itself, where its loop waits for a close that comes only after
+// it returns.
+func (m *meter) measureTwice(ctx context.Context) (int, error) {
+	stop := make(chan struct{})
+	defer close(stop)
+	pump := func() {
+		m.pumpE(stop)
+	}
+	go pump()
+	pump()
+	return m.tally(ctx)
+}
+
+func (m *meter) pumpE(stop chan struct{}) {
+	t := time.NewTicker(18 * time.Second) // want `time.NewTicker runs loop body on every replica every 18s: it inserts into table readings \(via scopedflow.\(\*meter\).record\); guarded by nothing`
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			m.record()
+		case <-stop:
+			return
+		}
+	}
+}
