@@ -72,7 +72,7 @@ func (f *finder) scopedLoop(decl *ast.FuncDecl, loop ast.Node) string {
 						return ""
 					}
 					spawners++
-					why = "scoped to its caller's call: " + sp.spawner.Name() + " " + w + " when it returns"
+					why = "scoped to its caller's call: " + sp.spawner.Name() + " " + w
 				}
 			}
 		}

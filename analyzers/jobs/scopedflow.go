@@ -10,8 +10,10 @@ import (
 // deferred close (or cancel) registered before the go statement, or a
 // close (or cancel, or a defer of either) on every path from the go
 // statement to a return. A path that returns without one leaves the loop
-// running after the call: the loop stays a job. Paths that panic are left
-// aside (the process is going down, or a recover owns the rest).
+// running after the call, and so does a spawner that never returns (a
+// loop of its own with no way out, select {}): the loop stays a job.
+// Paths that panic are left aside (the process is going down, or a
+// recover owns the rest).
 
 // spawn is one go statement that starts the loop function.
 type spawn struct {
@@ -199,10 +201,11 @@ func cellValue(fn *ssa.Function, cell ssa.Value) (ssa.Value, *ssa.Store) {
 // closes the channel it made, or calls the cancel of the context it
 // derived, before every return (see the top of this file), or "".
 func (sp *spawn) endedBy(isCtx bool) string {
-	what, deferred, closure := "closes the stop channel it passed", " (defer close)", ""
+	what, deferred, onEveryPath := "closes the stop channel it passed", " (defer close)", " (close on every path)"
+	closure := ""
 	var ender, def ssa.Value // the cancel to call; the instruction defining arg
 	if isCtx {
-		what, deferred = "cancels the context it passed", " (defer cancel())"
+		what, deferred, onEveryPath = "cancels the context it passed", " (defer cancel())", " (cancel() on every path)"
 		ex, ok := sp.arg.(*ssa.Extract)
 		if !ok || ex.Index != 0 {
 			return ""
@@ -230,7 +233,7 @@ func (sp *spawn) endedBy(isCtx bool) string {
 		def = sp.arg
 	}
 	if sp.wrapped {
-		closure = ", through the closure it starts the loop in"
+		closure = "; it starts the loop through a closure that passes the value on"
 	}
 	ends := func(c *ssa.CallCommon, onPath bool) bool {
 		if isCtx {
@@ -247,7 +250,7 @@ func (sp *spawn) endedBy(isCtx bool) string {
 		}
 		for _, in := range instrs {
 			if d, ok := in.(*ssa.Defer); ok && ends(&d.Call, false) {
-				return what + deferred + closure
+				return what + deferred + " when it returns" + closure
 			}
 		}
 	}
@@ -304,7 +307,7 @@ func (sp *spawn) endedBy(isCtx bool) string {
 	if !allReach(region, endsHere) {
 		return ""
 	}
-	return what + " on every path to a return" + closure
+	return what + onEveryPath + " when it returns" + closure
 }
 
 // allReach: from every block of region, some path within it leads to a
