@@ -13,8 +13,12 @@ import (
 // a deferred cancel). The loop lives only while the spawner's call runs,
 // so it runs once per replica only if the spawner does: that is the
 // spawner's question (a periodic job or a start path calling it, judged
-// there), not a background job of its own. A stop channel closed
-// elsewhere (in Close), a cancel kept in a field, or a loop that never
+// there), not a background job of its own. The close (or cancel) may be a
+// defer or a call on every path to a return (scopedflow.go), and the loop
+// may be started through a closure that only forwards the value
+// (`go func() { defer wg.Done(); h.pump(ctx) }()`). A stop channel closed
+// elsewhere (in Close), a cancel kept in a field, a path that returns
+// without the close, a closure that loops itself, or a loop that never
 // waits on what it was given leaves the loop a job as before.
 
 // scopedLoop returns why the loop in the function decl is scoped to its
@@ -59,16 +63,16 @@ func (f *finder) scopedLoop(decl *ast.FuncDecl, loop ast.Node) string {
 					if op == nil || *op != target {
 						continue
 					}
-					g, ok := in.(*ssa.Go)
-					if !ok || g.Call.Value != target || index >= len(g.Call.Args) {
+					sp := spawnOf(s, in, target, index)
+					if sp == nil {
 						return "" // called, or handed on, some other way
 					}
-					w := endedBy(s, g.Call.Args[index], isCtx)
+					w := sp.endedBy(isCtx)
 					if w == "" {
 						return ""
 					}
 					spawners++
-					why = "scoped to its caller's call: " + s.Name() + " " + w + " when it returns"
+					why = "scoped to its caller's call: " + sp.spawner.Name() + " " + w
 				}
 			}
 		}
@@ -147,46 +151,4 @@ func isParam(decl *ast.FuncDecl, info *types.Info, v *types.Var) bool {
 		}
 	}
 	return false
-}
-
-// endedBy says how spawner ends v when it returns: v is a channel it made
-// and closes in a defer, or a context it derived with a cancel it defers.
-func endedBy(spawner *ssa.Function, v ssa.Value, isCtx bool) string {
-	var ender ssa.Value // what a deferred call must receive or be
-	if isCtx {
-		ex, ok := v.(*ssa.Extract)
-		if !ok || ex.Index != 0 {
-			return ""
-		}
-		call, ok := ex.Tuple.(*ssa.Call)
-		if !ok {
-			return ""
-		}
-		callee := call.Call.StaticCallee()
-		if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg.Path() != "context" {
-			return ""
-		}
-		for _, r := range *ex.Tuple.Referrers() {
-			if e, ok := r.(*ssa.Extract); ok && e.Index == 1 {
-				ender = e
-			}
-		}
-	} else if _, ok := v.(*ssa.MakeChan); !ok {
-		return ""
-	}
-	for _, b := range spawner.Blocks {
-		for _, in := range b.Instrs {
-			d, ok := in.(*ssa.Defer)
-			if !ok {
-				continue
-			}
-			if isCtx && ender != nil && d.Call.Value == ender && len(d.Call.Args) == 0 {
-				return "cancels the context it passed (defer cancel())"
-			}
-			if bi, ok := d.Call.Value.(*ssa.Builtin); !isCtx && ok && bi.Name() == "close" && len(d.Call.Args) == 1 && d.Call.Args[0] == v {
-				return "closes the stop channel it passed (defer close)"
-			}
-		}
-	}
-	return ""
 }
