@@ -29,9 +29,9 @@ type checker struct {
 	// constant deadline shorter than the lock's TTL (context.WithTimeout):
 	// calls made with them end before the lock can expire.
 	bounded map[types.Object]bool
-	decls   map[*types.Func]*ast.FuncDecl // the package's functions
-	depth   int                           // calls followed by unbounded
-	ssa     *claimSSA                     // built for queue claims only
+	decls   map[*types.Func]*ast.FuncDecl   // the package's functions
+	depth   int                             // calls followed by unbounded
+	ssa     *claimSSA                       // built for queue claims only
 	leaseAt map[*ast.CallExpr]*lockfacts.Op // the calls through a project's lease interface
 }
 
