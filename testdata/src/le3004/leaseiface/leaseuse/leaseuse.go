@@ -121,6 +121,43 @@ func (r *Runner) SyncTicking(ctx context.Context, t *leaseapi.Task) error {
 	return r.work(ctx)
 }
 
+// every runs fn every d until ctx ends.
+func (r *Runner) every(ctx context.Context, d time.Duration, fn func()) {
+	go func() {
+		tick := time.NewTicker(d)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				fn()
+			}
+		}
+	}()
+}
+
+// SyncEvery extends the lease through the wrapper from a ticker callback:
+// renewed, silent.
+func (r *Runner) SyncEvery(ctx context.Context, t *leaseapi.Task) error {
+	if err := t.TakeLease(ctx, taskLeaseTTL); err != nil {
+		return err
+	}
+	defer t.ReleaseLease(ctx)
+	r.every(ctx, taskLeaseTTL/3, func() { _ = t.ExtendLease(ctx, taskLeaseTTL) })
+	return r.work(ctx)
+}
+
+// SyncEveryIdle is SyncEvery's twin: the ticker callback renews nothing.
+func (r *Runner) SyncEveryIdle(ctx context.Context, t *leaseapi.Task) error {
+	if err := t.TakeLease(ctx, taskLeaseTTL); err != nil { // want `t.TakeLease takes the leaseapi.Lease lease t \(through TakeLease\) with a fixed TTL of 4s and holds it around work of unbounded duration \(the callback r.work`
+		return err
+	}
+	defer t.ReleaseLease(ctx)
+	r.every(ctx, taskLeaseTTL/3, func() { _ = t.ID })
+	return r.work(ctx)
+}
+
 // SyncKept hands the task to another package's keeper: it may extend the
 // lease (it does), silent.
 func (r *Runner) SyncKept(ctx context.Context, t *leaseapi.Task) error {
