@@ -3,6 +3,7 @@ package lockfacts
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/signals"
@@ -126,9 +127,25 @@ func (s *LeaseShapes) Of(t types.Type) *LeaseIface {
 	return l
 }
 
-// renewName: Refresh, Extend, Renew, KeepAlive, RefreshLock, ExtendLease.
+// renewName: Refresh, Extend, Renew, KeepAlive, Heartbeat, RefreshLock,
+// ExtendLease, and Update or Touch of the lease itself (UpdateLease,
+// TouchLock, UpdateTTL; not Update alone, which may write anything).
 func renewName(name string) bool {
-	return verbName(name, "refresh", "extend", "renew", "keepalive")
+	if verbName(name, "refresh", "extend", "renew", "keepalive", "heartbeat") {
+		return true
+	}
+	for _, v := range []string{"Update", "Touch"} {
+		rest, ok := strings.CutPrefix(name, v)
+		if !ok {
+			continue
+		}
+		for _, obj := range []string{"Lease", "Lock", "TTL", "Expir"} {
+			if strings.HasPrefix(rest, obj) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // durationParam returns the index of sig's first time.Duration parameter,

@@ -26,6 +26,13 @@ type Gate interface {
 	Release(ctx context.Context) error
 }
 
+// Slot is a named lease whose renewal is an update of its lease.
+type Slot interface {
+	TryLock(ctx context.Context, name string, ttl time.Duration) (bool, error)
+	UpdateLease(ctx context.Context, name string, ttl time.Duration) error
+	Unlock(ctx context.Context, name string) error
+}
+
 // Task is a unit of work guarded by a lease.
 type Task struct {
 	ID    string

@@ -17,6 +17,7 @@ const taskLeaseTTL = 4 * time.Second
 type Runner struct {
 	lease   leaseapi.Lease
 	gate    leaseapi.Gate
+	slot    leaseapi.Slot
 	ttl     time.Duration
 	execute func(ctx context.Context, t *leaseapi.Task) error
 	work    func(ctx context.Context) error
@@ -156,6 +157,46 @@ func (r *Runner) SyncEveryIdle(ctx context.Context, t *leaseapi.Task) error {
 	defer t.ReleaseLease(ctx)
 	r.every(ctx, taskLeaseTTL/3, func() { _ = t.ID })
 	return r.work(ctx)
+}
+
+// Batch owns a slot of its own; no function of this package updates its
+// lease (Runner's renewal below is of another field).
+type Batch struct {
+	slot   leaseapi.Slot
+	client *http.Client
+}
+
+// Nightly holds the slot around a loop of requests, never updating its
+// lease.
+func (r *Batch) Nightly(ctx context.Context, urls []string) error {
+	ok, err := r.slot.TryLock(ctx, "nightly", 20*time.Second) // want `r.slot.TryLock takes the leaseapi.Slot lease r.slot with a fixed TTL of 20s and holds it around work of unbounded duration \(a loop over urls calling r.client.Get, line \d+\) without ever calling its UpdateLease`
+	if err != nil || !ok {
+		return err
+	}
+	defer r.slot.Unlock(ctx, "nightly")
+	for _, u := range urls {
+		if _, err := r.client.Get(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NightlyUpdated is Nightly with a heartbeat that updates the lease:
+// renewed, silent.
+func (r *Runner) NightlyUpdated(ctx context.Context, urls []string) error {
+	ok, err := r.slot.TryLock(ctx, "nightly", 20*time.Second)
+	if err != nil || !ok {
+		return err
+	}
+	defer r.slot.Unlock(ctx, "nightly")
+	r.every(ctx, 5*time.Second, func() { _ = r.slot.UpdateLease(ctx, "nightly", 20*time.Second) })
+	for _, u := range urls {
+		if _, err := r.client.Get(u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SyncKept hands the task to another package's keeper: it may extend the
