@@ -50,12 +50,21 @@ func (c *checker) leaseOps(files []*ast.File) map[*ast.FuncDecl][]*lockfacts.Op 
 	for _, fd := range decls {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && lockfacts.Callee(c.info, call) != nil {
-				if lockfacts.Classify(c.info, c.p.KB, call) == nil {
-					calls[fd] = append(calls[fd], call)
-				}
+				calls[fd] = append(calls[fd], call)
 			}
 			return true
 		})
+	}
+	// calls the knowledge base classifies are its own; asked only of the
+	// few calls that look like lease operations
+	kb := map[*ast.CallExpr]bool{}
+	known := func(call *ast.CallExpr) bool {
+		v, ok := kb[call]
+		if !ok {
+			v = lockfacts.Classify(c.info, c.p.KB, call) != nil
+			kb[call] = v
+		}
+		return v
 	}
 	ops := map[*ast.FuncDecl][]*lockfacts.Op{}
 	// wrappers of wrappers: until no function becomes one
@@ -64,7 +73,7 @@ func (c *checker) leaseOps(files []*ast.File) map[*ast.FuncDecl][]*lockfacts.Op 
 		for _, fd := range decls {
 			var found []*lockfacts.Op
 			for _, call := range calls[fd] {
-				if op := lockfacts.LeaseOp(c.info, shapes, wrapper, call); op != nil {
+				if op := lockfacts.LeaseOp(c.info, shapes, wrapper, call); op != nil && !known(call) {
 					found = append(found, op)
 				}
 			}
