@@ -30,8 +30,8 @@
 //     holding it when nothing in the package renews a lease;
 //   - a project's own lease interface: an acquire (Obtain, Acquire, Lock,
 //     TryLock...) taking a time.Duration, with a renewal (Refresh, Extend,
-//     Renew, KeepAlive...) taking a time.Duration and a release (Release,
-//     Unlock) in the same interface, called with a constant TTL and never
+//     Renew, KeepAlive, Heartbeat, UpdateLease...) taking a time.Duration
+//     and a release (Release, Unlock) in the same interface, called with a constant TTL and never
 //     renewed. The contract is judged, not an implementation: a no-op or
 //     in-memory one does not make it safe, the caller passes a TTL it never
 //     extends. A function or method that forwards its own duration
