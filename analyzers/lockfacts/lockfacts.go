@@ -74,6 +74,9 @@ type Op struct {
 	// Spread is true when the call passes a variadic slice (args...), so
 	// the arguments are not all visible.
 	Spread bool
+	// Lease is the project's lease interface the call goes through, for
+	// an op of API.Kind LeaseKind (leaseiface.go).
+	Lease *LeaseIface
 }
 
 // Callee returns the function or method a call invokes statically, or nil.

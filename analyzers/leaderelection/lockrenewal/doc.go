@@ -27,7 +27,25 @@
 //     of a constant d too) and no RenewLease in a loop or goroutine while it
 //     is held (one RenewLease before the work does not count); and a lock
 //     function (Lock, Acquire...) that takes such a lease and returns
-//     holding it when nothing in the package renews a lease.
+//     holding it when nothing in the package renews a lease;
+//   - a project's own lease interface: an acquire (Obtain, Acquire, Lock,
+//     TryLock...) taking a time.Duration, with a renewal (Refresh, Extend,
+//     Renew, KeepAlive, Heartbeat, UpdateLease...) taking a time.Duration
+//     and a release (Release, Unlock) in the same interface, called with a constant TTL and never
+//     renewed. The contract is judged, not an implementation: a no-op or
+//     in-memory one does not make it safe, the caller passes a TTL it never
+//     extends. A function or method that forwards its own duration
+//     parameter to the acquire (session.ObtainLock(ctx, d) calling
+//     s.Lock.Obtain(ctx, d)) is that acquire, and one forwarding to the
+//     renewal or, named like a release, to the release is that renewal or
+//     release, in importing packages too (facts); an acquire that also
+//     renews or releases is a scope (WithLock(ctx, ttl, fn)), not an
+//     acquire. An acquire taking a duration in an interface with no renewal
+//     is a wait timeout, not a lease: silent. Renewal is recognised where
+//     the handle is: a closure under the lease is judged by whether it
+//     renews, a function of the package by whether it (or one it calls)
+//     renews; the handle passed straight to a callback or another package
+//     keeps it silent.
 //
 // A queue's claim of an item is such a lock too: the item becomes claimable
 // by another consumer after a fixed time while the handler runs on it.
@@ -57,7 +75,8 @@
 // refresh conditional on this consumer still holding the entry.
 //
 // The lock is held from the acquire (or, for an acquire retried in an
-// endless loop until it breaks out, from the end of that loop) to the first
+// endless loop until it breaks out, or in a `for !held` loop that sets held
+// once it succeeded, from the end of that loop) to the first
 // release that is not deferred, or the end of the function; the acquire's
 // `err != nil` branch is not part of it. The unbounded work may be one call
 // away, in a function of the package (return s.drain(ctx)).

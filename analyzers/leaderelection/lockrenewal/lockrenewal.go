@@ -16,7 +16,8 @@ import (
 )
 
 // Analyzer reports LE3004.
-var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer}})
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer},
+	FactTypes: []analysis.Fact{new(lockfacts.LeaseWrapper), new(lockfacts.HasLeaseWrappers)}})
 
 type checker struct {
 	p        *rule.Pass
@@ -29,18 +30,29 @@ type checker struct {
 	// constant deadline shorter than the lock's TTL (context.WithTimeout):
 	// calls made with them end before the lock can expire.
 	bounded map[types.Object]bool
-	decls   map[*types.Func]*ast.FuncDecl // the package's functions
-	depth   int                           // calls followed by unbounded
-	ssa     *claimSSA                     // built for queue claims only
+	decls   map[*types.Func]*ast.FuncDecl   // the package's functions
+	depth   int                             // calls followed by unbounded
+	ssa     *claimSSA                       // built for queue claims only
+	leaseAt map[*ast.CallExpr]*lockfacts.Op // the calls through a project's lease interface
 }
 
 func run(p *rule.Pass) error {
-	if !p.ImportsKnown() {
-		return nil
-	}
 	c := &checker{p: p, info: p.TypesInfo, renewers: map[*types.Func]bool{}, scripts: map[types.Object]string{}}
 	files := p.Files()
+	// a project's lease interface needs no known import; its wrappers are
+	// what importers see of this package
+	leases := c.leaseOps(files)
+	if p.FactsOnly() || len(leases) == 0 && !p.ImportsKnown() {
+		return nil
+	}
 	c.pkg = lockfacts.Scan(p.Pkg, c.info, p.KB, files)
+	c.leaseAt = map[*ast.CallExpr]*lockfacts.Op{}
+	for _, f := range c.pkg.Funcs {
+		mergeOps(f, leases[f.Decl])
+		for _, op := range leases[f.Decl] {
+			c.leaseAt[op.Call] = op
+		}
+	}
 	c.collectScripts(files)
 	c.collectRenewers()
 	c.decls = map[*types.Func]*ast.FuncDecl{}
@@ -228,6 +240,8 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	region = append(region, block[idx+1:]...)
 	if after, ok := retryLoop(path, block, idx, op.Call); ok {
 		region = after
+	} else if after, ok := c.flagLoop(path, op.Call); ok {
+		region = after
 	}
 	end := token.NoPos
 	if len(region) > 0 {
@@ -250,7 +264,7 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			}
 			switch x := n.(type) {
 			case *ast.FuncLit:
-				if h.lease != "" {
+				if h.lease != "" || h.isLease() {
 					// a closure that only releases the lease renews nothing
 					if c.closureRenews(x, h) {
 						escapes = true
@@ -290,6 +304,15 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			lockfacts.FmtDuration(h.ttlDur), h.fix)
 		return
 	}
+	if work != nil && h.isLease() {
+		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
+			"%s takes %s with a fixed TTL of %s and holds it around work of unbounded duration (%s, line %d) without ever calling its %s: "+
+				"the interface lets the lease expire after the TTL whatever store is behind it, so when the work outlasts %s another replica "+
+				"takes it and runs the same work at the same time; %s, or run the work under the elector, which renews the lease and cancels the work on loss",
+			lockfacts.ExprText(op.Call.Fun), op.LeaseLabel(), lockfacts.FmtDuration(h.ttlDur), what, lockfacts.Line(c.p.Fset, work.Pos()), op.Lease.Renew,
+			lockfacts.FmtDuration(h.ttlDur), h.fix)
+		return
+	}
 	if work != nil {
 		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lock: %s", what)},
 			"%s takes %s with a fixed %s and holds it around work of unbounded duration (%s, line %d) without ever extending it: "+
@@ -301,6 +324,9 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 	if h.lease != "" {
 		c.checkLeaseEscape(f, h)
 		return
+	}
+	if h.isLease() {
+		return // handed to the caller: the interface lets it renew
 	}
 	c.checkEscape(f, h, path)
 }
@@ -335,6 +361,20 @@ func (c *checker) renewedElsewhere(in *lockfacts.Func, h *held) bool {
 // heldLock returns the fixed-TTL lock op acquires, or nil.
 func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 	switch {
+	case op.Lease != nil:
+		// a project's lease interface: judged only with a constant TTL
+		if op.Kind != lockfacts.Acquire || !op.TTLKnown || op.TTL <= 0 || op.Recv == nil {
+			return nil
+		}
+		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), ttlDur: op.TTL, ttl: ttlText(op)}
+		every := lockfacts.FmtDuration((op.TTL / 3).Truncate(100 * time.Millisecond))
+		h.fix = "call " + h.handle + "." + op.Lease.Renew + "(ctx, ttl) from a goroutine every " + every +
+			" (a third of the TTL) while working and cancel the work when it fails"
+		if op.Lease.Via != "" {
+			h.fix = "extend it with " + op.Lease.Name + "." + op.Lease.Renew + " (or a wrapper of it) from a goroutine every " + every +
+				" (a third of the TTL) while working and cancel the work when that fails"
+		}
+		return h
 	case op.Kind == lockfacts.Lock && op.Recv != nil && isRedsync(op.API.Pkg):
 		h := &held{op: op, handle: lockfacts.ExprText(op.Recv), fix: "call " + lockfacts.ExprText(op.Recv) + ".ExtendContext(ctx) periodically (a goroutine with a ticker at a third of the expiry)"}
 		h.ttl = "expiry (set when the mutex was built)"
@@ -504,6 +544,11 @@ func (c *checker) callRenews(call *ast.CallExpr, h *held) bool {
 	if h.handle == "" {
 		return false
 	}
+	if h.isLease() && fn != nil && c.decls[fn.Origin()] != nil {
+		// a function of the package: it renews the lease only by calling
+		// the interface's renewal, which renewers knows
+		return false
+	}
 	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && lockfacts.ExprText(sel.X) == h.handle {
 		return false // the handle's own methods (Unlock, Valid, TTL)
 	}
@@ -543,6 +588,8 @@ func (c *checker) closureRenews(lit *ast.FuncLit, h *held) bool {
 			return !found
 		}
 		if op := lockfacts.Classify(c.info, c.p.KB, call); op != nil && c.renewsOp(op) {
+			found = true
+		} else if op := c.leaseAt[call]; op != nil && c.renewsOp(op) {
 			found = true
 		} else if c.callRenews(call, h) {
 			found = true

@@ -327,6 +327,61 @@ func retryLoop(path []ast.Node, block []ast.Stmt, idx int, call *ast.CallExpr) (
 	return nil, false
 }
 
+// flagLoop recognises an acquire retried by a loop on a flag that the
+// loop sets once the acquire succeeded:
+//
+//	for !locked {
+//		if err := l.Obtain(ctx, ttl); err != nil { time.Sleep(d); continue }
+//		locked = true
+//	}
+//	// held from here
+//
+// and returns the statements after the loop. The loop is the innermost one
+// around the acquire (in the same function literal, if any), its condition
+// is !v for a bool variable v, and its body assigns v = true after the
+// acquire.
+func (c *checker) flagLoop(path []ast.Node, call *ast.CallExpr) ([]ast.Stmt, bool) {
+	for i := len(path) - 2; i >= 1; i-- {
+		switch loop := path[i].(type) {
+		case *ast.FuncLit, *ast.RangeStmt:
+			return nil, false
+		case *ast.ForStmt:
+			not, ok := ast.Unparen(loop.Cond).(*ast.UnaryExpr)
+			if !ok || not.Op != token.NOT {
+				return nil, false
+			}
+			id, ok := ast.Unparen(not.X).(*ast.Ident)
+			if !ok {
+				return nil, false
+			}
+			v := c.info.ObjectOf(id)
+			if v == nil || !types.Identical(v.Type(), types.Typ[types.Bool]) {
+				return nil, false
+			}
+			sets := false
+			ast.Inspect(loop.Body, func(n ast.Node) bool {
+				as, ok := n.(*ast.AssignStmt)
+				if !ok || sets || as.Pos() < call.End() || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+					return !sets
+				}
+				lhs, ok := ast.Unparen(as.Lhs[0]).(*ast.Ident)
+				rhs, ok2 := ast.Unparen(as.Rhs[0]).(*ast.Ident)
+				sets = ok && ok2 && c.info.ObjectOf(lhs) == v && c.info.Uses[rhs] == types.Universe.Lookup("true")
+				return !sets
+			})
+			if !sets {
+				return nil, false
+			}
+			outer, j := lockfacts.EnclosingBlock(path[:i+1])
+			if outer == nil {
+				return nil, false
+			}
+			return outer[j+1:], true
+		}
+	}
+	return nil, false
+}
+
 // errNotNil reports whether cond is `e != nil` for an error e: the branch
 // taken when the acquire failed.
 func (c *checker) errNotNil(cond ast.Expr) bool {
