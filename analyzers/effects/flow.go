@@ -42,6 +42,7 @@ func (r *Result) flow() *flow {
 	}
 	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
 	r.ssa = fl
+	traceSSABuild(r.pass.Pkg.Path())
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
 	// The direct imports only, as buildssa does: go/ssa creates the
 	// methods of indirect ones on demand (see calleePackage). Creating
