@@ -140,6 +140,7 @@ type Result struct {
 	imported    map[string]*types.Package // every package below this one
 	impls       map[implKey][]*types.Func // interface methods resolved to their implementations
 	ssa         *flow                     // value flow, built on first use
+	ssaTrace    *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
 	rmw         map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
 	callAt      map[token.Pos]*ast.CallExpr
 	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
@@ -167,7 +168,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}}
+	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}, ssaTrace: newSSATrace()}
 	if inGOROOT(pass) {
 		return r, nil
 	}
