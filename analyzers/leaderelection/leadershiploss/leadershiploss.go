@@ -115,7 +115,7 @@ func run(p *rule.Pass) error {
 		c.checkRenewDeadlines(eff, p.Files(), index)
 		// a renewal with no deadline at all (unbounded.go): the loop and
 		// the renewal may be in different packages
-		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) {
+		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) && c.mayRenewUnbounded() {
 			c.checkUnboundedRenewals(index())
 		}
 		// a leadership flag kept across a failed acquire (keptflag.go)

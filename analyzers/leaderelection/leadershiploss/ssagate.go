@@ -1,0 +1,50 @@
+package leadershiploss
+
+import (
+	"go/types"
+
+	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+)
+
+// The checks that read the package's SSA form (the deadline index) ask
+// its syntax first whether their question can have an answer there: the
+// SSA form is the largest cost of a package that has none.
+
+// usesFunc: some identifier of the package (any file, as the SSA form is
+// built from all of them) refers to a function or method for which pred
+// holds: a call, a method value or a method expression of it. Every call
+// the SSA form holds outside synthetic wrappers names its callee so.
+func (c *checker) usesFunc(pred func(*types.Func) bool) bool {
+	for _, obj := range c.info.Uses {
+		if fn, ok := obj.(*types.Func); ok && pred(fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayRenewUnbounded: checkUnboundedRenewals can report or export
+// something here. Its PacedRenew facts are for interface methods of this
+// package that return an error (loopTarget); its reports are for session
+// renewals of the knowledge base, only where a known store is imported.
+func (c *checker) mayRenewUnbounded() bool {
+	known := c.p.ImportsKnown()
+	return c.usesFunc(func(fn *types.Func) bool {
+		if fn.Pkg() == c.p.Pkg {
+			if r := recvType(fn); r != nil && types.IsInterface(r) && errorLast(fn) {
+				return true
+			}
+		}
+		return known && leadership.Kind(c.p.KB, fn, "session-renew") != nil
+	})
+}
+
+// errorLast: fn's last result is an error.
+func errorLast(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok {
+		return false
+	}
+	res := sig.Results()
+	return res.Len() > 0 && isError(res.At(res.Len()-1).Type())
+}
