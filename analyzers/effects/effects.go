@@ -136,15 +136,19 @@ type Result struct {
 	summary map[*types.Func]*Summary
 	scc     components // the recursion of Of, for recursive functions
 
-	facades     map[facadeKey]facadeHit   // interface methods resolved to a known store
-	imported    map[string]*types.Package // every package below this one
-	impls       map[implKey][]*types.Func // interface methods resolved to their implementations
-	ssa         *flow                     // value flow, built on first use
-	ssaTrace    *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
-	rmw         map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
-	callAt      map[token.Pos]*ast.CallExpr
-	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
-	claimParams map[*ssa.Parameter]string // claimedParam's answers, per parameter
+	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
+	imported map[string]*types.Package // every package below this one
+	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa      *flow                     // value flow, built on first use
+	ssaTrace *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
+	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
+	// rmwCandNodes: the functions shaped like a read-modify-write
+	// (rmwCandidates), once rmwCandsDone
+	rmwCandNodes []ast.Node
+	rmwCandsDone bool
+	callAt       map[token.Pos]*ast.CallExpr
+	asValue      map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
+	claimParams  map[*ssa.Parameter]string // claimedParam's answers, per parameter
 	// returnsUndecided: bytes read and returned are not yet an answer
 	// (set while the Reads facts are computed, reads.go).
 	returnsUndecided bool
@@ -173,7 +177,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return r, nil
 	}
 	readers := readerCandidates(pass)
-	fast := !relevant(pass, kb) && len(rmwCandidates(pass, kb)) == 0
+	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0
 	if fast && len(readers) == 0 {
 		return r, nil // fast exit: nothing here can reach shared state
 	}
