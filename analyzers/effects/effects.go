@@ -146,6 +146,7 @@ type Result struct {
 	// (rmwCandidates), once rmwCandsDone
 	rmwCandNodes []ast.Node
 	rmwCandsDone bool
+	funcRefs     *funcValueTypes // function value references, found on first use
 	callAt       map[token.Pos]*ast.CallExpr
 	asValue      map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
 	claimParams  map[*ssa.Parameter]string // claimedParam's answers, per parameter
@@ -355,7 +356,7 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	ev.Call = call
 	callee := typeutil.Callee(r.pass.TypesInfo, call)
 	fn, _ := callee.(*types.Func)
-	if v, ok := callee.(*types.Var); ok && statementLike(v) {
+	if v, ok := callee.(*types.Var); ok && statementLike(v) && r.funcValues().mayHold(v) {
 		// s.exec(ctx, q) with exec holding db.ExecContext: what every
 		// value stored into the variable denotes.
 		fn = r.flow().funcValue(call)
