@@ -72,7 +72,7 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File, in
 		(c.p.ImportsKnown() || expiryText(files))
 	// a validity read after the reply (validafter.go): only where a store
 	// of the knowledge base is in sight, (time.Time).Add being everywhere
-	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now")
+	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now") && c.mayReadValidity()
 	if !bounds && !valid {
 		return
 	}

@@ -48,3 +48,25 @@ func errorLast(fn *types.Func) bool {
 	res := sig.Results()
 	return res.Len() > 0 && isError(res.At(res.Len()-1).Type())
 }
+
+// mayReadValidity: checkValidAfterReply can report here: the package
+// refers to (time.Time).Add, which computes the validity it looks for, and
+// to one of the checks that read a validity (time's Before, After, Until,
+// Sub, Compare, context.WithDeadline).
+func (c *checker) mayReadValidity() bool {
+	add, check := false, false
+	c.usesFunc(func(fn *types.Func) bool {
+		if fn.Pkg() == nil {
+			return false
+		}
+		switch path, name := fn.Pkg().Path(), fn.Name(); {
+		case path == "time" && name == "Add":
+			add = true
+		case path == "time" && (name == "Before" || name == "After" || name == "Until" || name == "Sub" || name == "Compare"),
+			path == "context" && name == "WithDeadline":
+			check = true
+		}
+		return add && check
+	})
+	return add && check
+}
