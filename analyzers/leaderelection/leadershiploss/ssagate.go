@@ -25,18 +25,42 @@ func (c *checker) usesFunc(pred func(*types.Func) bool) bool {
 
 // mayRenewUnbounded: checkUnboundedRenewals can report or export
 // something here. Its PacedRenew facts are for interface methods of this
-// package that return an error (loopTarget); its reports are for session
+// package that return an error (loopTarget), called in a function that
+// waits for time (waitsForTime); its reports are for session
 // renewals of the knowledge base, only where a known store is imported.
 func (c *checker) mayRenewUnbounded() bool {
 	known := c.p.ImportsKnown()
+	paced := c.refersToPacing()
 	return c.usesFunc(func(fn *types.Func) bool {
-		if fn.Pkg() == c.p.Pkg {
+		if paced && fn.Pkg() == c.p.Pkg {
 			if r := recvType(fn); r != nil && types.IsInterface(r) && errorLast(fn) {
 				return true
 			}
 		}
 		return known && leadership.Kind(c.p.KB, fn, "session-renew") != nil
 	})
+}
+
+// refersToPacing: some identifier of the package refers to what the SSA
+// waitsForTime looks for, which a loop's PacedRenew needs: time.Sleep,
+// time.After or time.Tick, or the field C of a time.Timer or time.Ticker.
+func (c *checker) refersToPacing() bool {
+	for _, obj := range c.info.Uses {
+		if obj.Pkg() == nil || obj.Pkg().Path() != "time" {
+			continue
+		}
+		switch obj := obj.(type) {
+		case *types.Func:
+			if n := obj.Name(); n == "Sleep" || n == "After" || n == "Tick" {
+				return true
+			}
+		case *types.Var:
+			if obj.IsField() && obj.Name() == "C" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // errorLast: fn's last result is an error.
