@@ -29,12 +29,16 @@ func (r *Result) rmwCands() []ast.Node {
 // syntax, a superset of what rmwIn and opaqueStore accept: rmwIn keys a
 // hit by its write call's Lparen, inside a candidate function, and takes
 // only direct method calls x.M(...) on a store receiver (receiverOf: a
-// method value or expression calls a wrapper without a receiver); a write
+// method value or expression calls a wrapper without a receiver) with an
+// argument that can carry the incremented value; a write
 // with no effect of its own counts only on an opaque store (opaqueStore):
 // its method returns an error, and it is an interface method or a method
 // of another package on a network client. A generic method is let through
 // unread: its SSA callee may be the origin, with other result types.
 func (r *Result) rmwWriteCandidate(call *ast.CallExpr, known bool) bool {
+	if len(call.Args) == 0 {
+		return false // nothing to hand the incremented value to (an empty variadic is a constant nil)
+	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return false
