@@ -136,14 +136,20 @@ type Result struct {
 	summary map[*types.Func]*Summary
 	scc     components // the recursion of Of, for recursive functions
 
-	facades     map[facadeKey]facadeHit   // interface methods resolved to a known store
-	imported    map[string]*types.Package // every package below this one
-	impls       map[implKey][]*types.Func // interface methods resolved to their implementations
-	ssa         *flow                     // value flow, built on first use
-	rmw         map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
-	callAt      map[token.Pos]*ast.CallExpr
-	asValue     map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
-	claimParams map[*ssa.Parameter]string // claimedParam's answers, per parameter
+	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
+	imported map[string]*types.Package // every package below this one
+	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
+	ssa      *flow                     // value flow, built on first use
+	ssaTrace *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
+	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
+	// rmwCandNodes: the functions shaped like a read-modify-write
+	// (rmwCandidates), once rmwCandsDone
+	rmwCandNodes []ast.Node
+	rmwCandsDone bool
+	funcRefs     *funcValueTypes // function value references, found on first use
+	callAt       map[token.Pos]*ast.CallExpr
+	asValue      map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
+	claimParams  map[*ssa.Parameter]string // claimedParam's answers, per parameter
 	// returnsUndecided: bytes read and returned are not yet an answer
 	// (set while the Reads facts are computed, reads.go).
 	returnsUndecided bool
@@ -167,12 +173,12 @@ func run(pass *analysis.Pass) (res any, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}}
+	r := &Result{pass: pass, kb: kb, decls: map[*types.Func]*ast.FuncDecl{}, summary: map[*types.Func]*Summary{}, ssaTrace: newSSATrace()}
 	if inGOROOT(pass) {
 		return r, nil
 	}
 	readers := readerCandidates(pass)
-	fast := !relevant(pass, kb) && len(rmwCandidates(pass, kb)) == 0
+	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0
 	if fast && len(readers) == 0 {
 		return r, nil // fast exit: nothing here can reach shared state
 	}
@@ -350,7 +356,7 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	ev.Call = call
 	callee := typeutil.Callee(r.pass.TypesInfo, call)
 	fn, _ := callee.(*types.Func)
-	if v, ok := callee.(*types.Var); ok && statementLike(v) {
+	if v, ok := callee.(*types.Var); ok && statementLike(v) && r.funcValues().mayHold(v) {
 		// s.exec(ctx, q) with exec holding db.ExecContext: what every
 		// value stored into the variable denotes.
 		fn = r.flow().funcValue(call)

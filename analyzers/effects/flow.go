@@ -38,10 +38,12 @@ const dynamicPart = "gatesift_dynamic"
 
 func (r *Result) flow() *flow {
 	if r.ssa != nil {
+		r.ssaTrace.note(r.pass.Pkg.Path(), false)
 		return r.ssa
 	}
 	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
 	r.ssa = fl
+	r.ssaTrace.note(r.pass.Pkg.Path(), true)
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
 	// The direct imports only, as buildssa does: go/ssa creates the
 	// methods of indirect ones on demand (see calleePackage). Creating

@@ -6,9 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"regexp"
-	"strings"
 
-	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/gatesift/gatesift-vet/signals"
@@ -65,11 +63,14 @@ type rmwHit struct {
 // readModifyWrite adds the accumulating effect of a read-modify-write to
 // the event of its write call, unless it is coordinated or per-replica.
 func (r *Result) readModifyWrite(call *ast.CallExpr, ev *Event) {
+	known := len(ev.Effects) > 0
+	if !r.rmwWriteCandidate(call, known) {
+		return // no hit here could be acted on: the SSA form stays unbuilt
+	}
 	h := r.rmwHits()[call.Lparen]
 	if h == nil {
 		return
 	}
-	known := len(ev.Effects) > 0
 	if h.dataUsed && !known {
 		return // a read with a derived argument, not a write
 	}
@@ -148,7 +149,7 @@ func (r *Result) rmwHits() map[token.Pos]*rmwHit {
 		return r.rmw
 	}
 	r.rmw = map[token.Pos]*rmwHit{}
-	cands := rmwCandidates(r.pass, r.kb)
+	cands := r.rmwCands()
 	if len(cands) == 0 {
 		return r.rmw // nothing shaped like one: the SSA form stays unbuilt
 	}
@@ -562,100 +563,3 @@ func statusOnly(sig *types.Signature) bool {
 var predicateName = regexp.MustCompile(`^(Has|Exists|Is|Contains)([A-Z]|$)`)
 
 var versionField = regexp.MustCompile(`(?i)^(version|etag|revision|rev|modrevision|mod_revision|resourceversion|generation|cas|casid|seqno)$`)
-
-// rmwCandidates returns the function declarations that may hold a
-// read-modify-write, from their syntax: two calls on one receiver
-// expression of a store type (one of them can fail, or the knowledge base
-// names the store), one of them returning data, and an increment. Only
-// these get the SSA pass.
-func rmwCandidates(pass *analysis.Pass, kb *signals.Knowledge) []ast.Node {
-	var out []ast.Node
-	for _, f := range pass.Files {
-		if strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go") {
-			continue
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
-			}
-			if rmwShaped(pass.Fset, pass.TypesInfo, kb, fd.Body) {
-				out = append(out, fd)
-			}
-		}
-	}
-	return out
-}
-
-func rmwShaped(fset *token.FileSet, info *types.Info, kb *signals.Knowledge, body *ast.BlockStmt) bool {
-	inc := false
-	count := map[string]int{}
-	fallible := map[string]bool{}
-	reads := map[string]bool{} // a call on the receiver returns data
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.IncDecStmt:
-			inc = true
-		case *ast.AssignStmt:
-			if n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN {
-				inc = true
-			}
-		case *ast.BinaryExpr:
-			if n.Op == token.ADD || n.Op == token.SUB {
-				if b, ok := info.TypeOf(n).Underlying().(*types.Basic); ok && b.Info()&types.IsNumeric != 0 {
-					inc = true
-				}
-			}
-		case *ast.CallExpr:
-			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
-				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "append" {
-					inc = true
-				}
-			}
-			sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			s, ok := info.Selections[sel]
-			if !ok || s.Kind() != types.MethodVal {
-				return true
-			}
-			fn, _ := s.Obj().(*types.Func)
-			if fn == nil || fn.Pkg() == nil {
-				return true
-			}
-			if fn.Pkg().Path() == "math/big" && (fn.Name() == "Add" || fn.Name() == "Sub") {
-				inc = true
-			}
-			if !storeMethod(fset, kb, fn) {
-				return true
-			}
-			known := kb.Match(signals.Effects, fn) != nil
-			k := types.ExprString(sel.X)
-			count[k]++
-			sig, _ := fn.Type().(*types.Signature)
-			if sig == nil {
-				return true
-			}
-			res := sig.Results()
-			if known || res.Len() > 0 && isError(res.At(res.Len()-1).Type()) {
-				fallible[k] = true
-			}
-			for i := 0; i < res.Len(); i++ {
-				if !isError(res.At(i).Type()) {
-					reads[k] = true
-				}
-			}
-		}
-		return true
-	})
-	if !inc {
-		return false
-	}
-	for k, n := range count {
-		if n >= 2 && fallible[k] && reads[k] {
-			return true
-		}
-	}
-	return false
-}

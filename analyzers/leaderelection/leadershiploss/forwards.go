@@ -180,6 +180,7 @@ func (c *checker) deriveForwards(sites []*site) bool {
 		old := c.local[start.fn]
 		if old == nil || *old != *f {
 			c.local[start.fn] = f
+			c.forwardsGen++
 			changed = true
 		}
 	}

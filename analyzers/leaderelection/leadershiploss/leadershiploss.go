@@ -41,6 +41,10 @@ type checker struct {
 	renews     map[*types.Func]bool // helpers of this package that wrap a renewal
 	renewVia   map[*types.Func]string
 	lockPkg    *lockfacts.Package // the package's lock operations, read on first use
+	// forwardsGen counts the changes of local; siteCache holds each
+	// file's sites with the generation they were walked at (sites.go)
+	forwardsGen int
+	siteCache   map[*ast.File]fileSites
 }
 
 // site is one place a leader callback is configured.
@@ -111,7 +115,7 @@ func run(p *rule.Pass) error {
 		c.checkRenewDeadlines(eff, p.Files(), index)
 		// a renewal with no deadline at all (unbounded.go): the loop and
 		// the renewal may be in different packages
-		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) {
+		if eff != nil && (p.ImportsKnown() || c.callsAny(p.Files(), "time", "Sleep", "NewTicker", "NewTimer", "After", "Tick")) && c.mayRenewUnbounded() {
 			c.checkUnboundedRenewals(index())
 		}
 		// a leadership flag kept across a failed acquire (keptflag.go)
@@ -160,90 +164,6 @@ func run(p *rule.Pass) error {
 
 func (c *checker) callee(call *ast.CallExpr) *types.Func {
 	return leadership.Callee(c.info, call)
-}
-
-// sites finds every configured leader callback in files: the callbacks
-// literals of the knowledge base, and calls of forwarding wrappers.
-func (c *checker) sites(files []*ast.File) []*site {
-	var out []*site
-	for _, f := range files {
-		var stack []*ast.FuncDecl
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n == nil {
-				return false
-			}
-			if fd, ok := n.(*ast.FuncDecl); ok {
-				stack = append(stack[:0], fd)
-			}
-			var fd *ast.FuncDecl
-			if len(stack) > 0 && stack[0].Pos() <= n.Pos() && n.End() <= stack[0].End() {
-				fd = stack[0]
-			}
-			switch n := n.(type) {
-			case *ast.CompositeLit:
-				if s := c.literalSite(n); s != nil {
-					s.fd = fd
-					out = append(out, s)
-				}
-			case *ast.CallExpr:
-				if fn := c.callee(n); fn != nil {
-					// an election that runs its work callback on a context
-					// it cancels when leadership ends (elector's Candidate.Run)
-					if a := leadership.Kind(c.p.KB, fn, "start-call"); a != nil {
-						if i, ok := a.Arg("fn"); ok && i < len(n.Args) {
-							out = append(out, &site{fd: fd, start: n.Args[i], node: n, stopKey: n, ctxOnly: true, via: apiName(fn)})
-						}
-					}
-				}
-				if fw := c.forwards(c.callee(n)); fw != nil && fw.Start < len(n.Args) {
-					s := &site{fd: fd, start: n.Args[fw.Start], node: n, stopsAny: fw.StopsWork, via: fw.Via, stopKey: n}
-					if fw.Stop >= 0 && fw.Stop < len(n.Args) {
-						s.stop = n.Args[fw.Stop]
-						s.stopKey = n.Args[fw.Stop]
-					}
-					if fw.Stop < 0 {
-						// the wrapper takes no stop callback: its own handling decides
-						s.stop = nil
-					}
-					out = append(out, s)
-				}
-			}
-			return true
-		})
-	}
-	return out
-}
-
-func (c *checker) literalSite(lit *ast.CompositeLit) *site {
-	t := c.info.TypeOf(lit)
-	var s *site
-	for _, elt := range lit.Elts {
-		kv, ok := elt.(*ast.KeyValueExpr)
-		if !ok {
-			continue
-		}
-		key, ok := kv.Key.(*ast.Ident)
-		if !ok {
-			continue
-		}
-		if a := leadership.FieldOf(c.p.KB, t, key.Name, "start-callback"); a != nil {
-			if s == nil {
-				s = &site{node: lit, stopKey: lit}
-			}
-			s.start = kv.Value
-			s.via = a.Pkg + "." + a.Recv
-		} else if a := leadership.FieldOf(c.p.KB, t, key.Name, "stop-callback"); a != nil {
-			if s == nil {
-				s = &site{node: lit, stopKey: lit}
-			}
-			s.stop = kv.Value
-			s.stopKey = kv
-		}
-	}
-	if s == nil || s.start == nil {
-		return nil
-	}
-	return s
 }
 
 // stopsWork reports whether a stop callback stops the work: it exits the

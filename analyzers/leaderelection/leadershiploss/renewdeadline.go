@@ -72,7 +72,7 @@ func (c *checker) checkRenewDeadlines(eff *effects.Result, files []*ast.File, in
 		(c.p.ImportsKnown() || expiryText(files))
 	// a validity read after the reply (validafter.go): only where a store
 	// of the knowledge base is in sight, (time.Time).Add being everywhere
-	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now")
+	valid := c.p.ImportsKnown() && c.callsAny(files, "time", "Now") && c.mayReadValidity()
 	if !bounds && !valid {
 		return
 	}
@@ -129,39 +129,6 @@ func newDeadlineIndex(eff *effects.Result, files []*ast.File) *deadlineIndex {
 		}
 	}
 	return ix
-}
-
-// expiryText: some string literal of files moves an expiry.
-func expiryText(files []*ast.File) bool {
-	found := false
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && renewExpiryText.MatchString(lit.Value) {
-				found = true
-			}
-			return !found
-		})
-	}
-	return found
-}
-
-// callsAny: some file of the package calls one of the functions names of
-// package path (the fast exit before any SSA is built).
-func (c *checker) callsAny(files []*ast.File, path string, names ...string) bool {
-	found := false
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok && !found {
-				if fn := c.callee(call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == path {
-					for _, name := range names {
-						found = found || fn.Name() == name
-					}
-				}
-			}
-			return !found
-		})
-	}
-	return found
 }
 
 // boundedRenewal checks one call given a bounded context.
