@@ -196,7 +196,8 @@ func FlockRemovals(info *types.Info, kb *signals.Knowledge, files []*ast.File) [
 					if a.recheck && unlockedAfter(info, kind, fd.Body, deferred, call) {
 						continue // removed while held, and acquirers re-check the inode
 					}
-					if acq == nil {
+					// the acquire in the removal's own function, else the first
+					if acq == nil || !Inside(acq.call, fd.Body) && Inside(a.call, fd.Body) {
 						acq = a
 					}
 				}

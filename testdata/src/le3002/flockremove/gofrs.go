@@ -133,3 +133,15 @@ func SameJoin(dir string) error {
 	_ = lf.Unlock()
 	return os.Remove(filepath.Join(dir, "x.lock")) // want `os.Remove removes the path of a lock file`
 }
+
+// Daemon locks the same path as Upgrade for its whole run; the report
+// names this function's own acquire.
+func Daemon() error {
+	lf := flock.New(lockPath("daemon.lock"))
+	if err := lf.Lock(); err != nil {
+		return err
+	}
+	defer os.Remove(lockPath("daemon.lock")) // want `\(gofrs/flock, line 141\)`
+	defer lf.Unlock()
+	return work()
+}

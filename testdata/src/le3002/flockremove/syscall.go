@@ -91,3 +91,54 @@ func RunPlain() error {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return err
 }
+
+// RunCheckedDeferred defers the close before the removal: defers run last
+// in, first out, so the file is removed while still locked.
+func RunCheckedDeferred() error {
+	f, err := lockInode(spoolLock)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	defer os.Remove(spoolLock)
+	return work()
+}
+
+// RunCheckedDeferredLate defers the removal first: it runs after the close.
+func RunCheckedDeferredLate() error {
+	f, err := lockInode(spoolLock)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(spoolLock) // want `os.Remove removes the path of a lock file`
+	defer f.Close()
+	return work()
+}
+
+const sweepPath = "/var/spool/sweeper/state"
+
+// Sweep only ever unlocks its file (LOCK_UN is no acquire), so nothing
+// here says the file is locked at all.
+func Sweep() error {
+	f, err := os.Open(sweepPath)
+	if err != nil {
+		return err
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	_ = f.Close()
+	return os.Remove(sweepPath)
+}
+
+const sweepLocked = "/var/spool/sweeper/lock"
+
+// SweepLocked takes the lock, shared, before the same unlock and removal.
+func SweepLocked() error {
+	f, err := os.Open(sweepLocked)
+	if err != nil {
+		return err
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	_ = f.Close()
+	return os.Remove(sweepLocked) // want `os.Remove removes the path of a lock file`
+}
