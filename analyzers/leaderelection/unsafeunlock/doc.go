@@ -41,8 +41,25 @@
 // time.Now().Add(ttl) into the file and treats a file whose expiry passed
 // as free): a release that removes the file (os.Remove, os.RemoveAll)
 // without reading it back is reported; a release that reads and compares
-// first, a file rewritten or touched in a loop, and OS advisory locks
-// (flock, gofrs/flock) are not.
+// first, and a file rewritten or touched in a loop, are not.
+//
+// OS advisory locks (flock(2): gofrs/flock New/NewFlock with Lock, TryLock,
+// RLock and their variants; syscall.Flock or unix.Flock with LOCK_EX or
+// LOCK_SH on a file opened from a path): the lock is held on the open file,
+// its inode, not on the path. The removal of the lock file's path (os.Remove
+// or os.RemoveAll of the same constant, variable, field, once-assigned
+// value, a parameter's callers' paths, the same expression over the same
+// variables, or the handle's Path()) is reported, with the acquire as
+// related information: after an unlock, a process that opened the old file
+// and waits for its lock gets it while a newcomer creates and locks a new
+// file at the path; where this process does not hold the lock (a TryLock
+// that returned false), the holder keeps the old inode and a newcomer locks
+// a new one. Either way two instances hold the lock. Silent: removal of any
+// other path, a lock file left in place, and the one safe way to remove
+// one: the function that takes the lock re-checks after locking that the
+// locked file is still the one at the path (os.SameFile of os.Stat(path)
+// and f.Stat()), and the removal runs before the unlock (a later unlock or
+// Close, or one deferred before a deferred removal).
 //
 // Silent: compare-and-delete scripts (Eval, Script.Run, DELEX IFEQ), a DEL
 // inside a WATCH transaction, releases of redislock, redsync and other lock

@@ -48,6 +48,7 @@ func run(p *rule.Pass) error {
 			return err
 		}
 		fileLocks(p)
+		flockRemovals(p)
 		if err := expiryFileLocks(p); err != nil {
 			return err
 		}

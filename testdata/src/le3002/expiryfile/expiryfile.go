@@ -108,8 +108,11 @@ func LockCache(dir string, ttl time.Duration) (func() error, error) {
 	return func() error { return os.Remove(path) }, nil
 }
 
-// Negative: an OS advisory lock; the kernel frees it when the process
-// dies, and the file holds no expiry (twin: Store).
+// Negative for the expiry class: an OS advisory lock; the kernel frees it
+// when the process dies, and the file holds no expiry (twin: Store). Its
+// removal of the locked path is the advisory-lock class's finding (a
+// waiter on the old inode and a newcomer on a new file both hold it; see
+// le3002/flockremove).
 func LockExclusive(path string, wait time.Duration) (func() error, error) {
 	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > wait {
 		return nil, errors.New("old lock file")
@@ -124,7 +127,7 @@ func LockExclusive(path string, wait time.Duration) (func() error, error) {
 	}
 	return func() error {
 		defer f.Close()
-		return os.Remove(path)
+		return os.Remove(path) // want `os.Remove removes the path of a lock file locked with an advisory lock \(flock\(2\)`
 	}, nil
 }
 
