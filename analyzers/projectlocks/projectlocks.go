@@ -58,12 +58,7 @@ func (r *Result) Locks() ([]*lockfacts.ProjectLock, error) {
 			r.err = err
 			return
 		}
-		files := r.pass.Files[:0:0]
-		for _, f := range r.pass.Files {
-			if !rule.Skips(r.pass.Fset, f, r.pass.Pkg.Path(), conf.Config) {
-				files = append(files, f)
-			}
-		}
+		files := rule.ReadFiles(r.pass.Fset, r.pass.Files, r.pass.Pkg.Path(), conf.Config)
 		r.locks = lockfacts.ProjectLocksWith(r.pass.TypesInfo, conf.Knowledge, files,
 			lockfacts.ProjectLockOptions{Fold: r.fold, Documents: true})
 		r.pass, r.fold = nil, nil // the pass is not kept alive by the checker's results

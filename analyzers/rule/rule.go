@@ -167,12 +167,18 @@ func (p *Pass) FactsOnly() bool { return p.factsOnly }
 // Files returns the files the rule should look at: without _test.go and
 // generated files unless the config opts in.
 func (p *Pass) Files() []*ast.File {
+	return ReadFiles(p.Fset, p.Pass.Files, p.Pkg.Path(), p.Settings.Config)
+}
+
+// ReadFiles returns the files of package pkgPath the rules read under
+// configuration c (those Skips leaves in), for shared analyzers that
+// compute for the rules before a rule.Pass exists.
+func ReadFiles(fset *token.FileSet, files []*ast.File, pkgPath string, c *config.Config) []*ast.File {
 	var out []*ast.File
-	for _, f := range p.Pass.Files {
-		if p.skip(f) {
-			continue
+	for _, f := range files {
+		if !Skips(fset, f, pkgPath, c) {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
 }
