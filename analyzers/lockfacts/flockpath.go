@@ -214,31 +214,28 @@ func FlockRemovals(info *types.Info, kb *signals.Knowledge, files []*ast.File) [
 // flockTakes reports whether a flock(2) call takes a lock: its operation is
 // a constant without LOCK_UN (read from the callee's package).
 func flockTakes(info *types.Info, call *ast.CallExpr, api *signals.API) bool {
-	i, ok := api.Arg("how")
-	if !ok || i >= len(call.Args) {
-		return false
-	}
-	how, ok := IntConst(info, call.Args[i])
-	if !ok {
-		return false
-	}
-	fn := Callee(info, call)
-	un, ok := constValue(fn.Pkg(), "LOCK_UN")
+	how, un, ok := flockOp(info, call, api)
 	return ok && how&un == 0
 }
 
 // flockReleases reports whether call is a flock(2) with LOCK_UN.
 func flockReleases(info *types.Info, call *ast.CallExpr, api *signals.API) bool {
+	how, un, ok := flockOp(info, call, api)
+	return ok && how&un != 0
+}
+
+// flockOp returns a flock(2) call's constant operation and the callee
+// package's LOCK_UN; ok is false when either cannot be read.
+func flockOp(info *types.Info, call *ast.CallExpr, api *signals.API) (how, un int64, ok bool) {
 	i, ok := api.Arg("how")
 	if !ok || i >= len(call.Args) {
-		return false
+		return 0, 0, false
 	}
-	how, ok := IntConst(info, call.Args[i])
-	if !ok {
-		return false
+	if how, ok = IntConst(info, call.Args[i]); !ok {
+		return 0, 0, false
 	}
-	un, ok := constValue(Callee(info, call).Pkg(), "LOCK_UN")
-	return ok && how&un != 0
+	un, ok = constValue(Callee(info, call).Pkg(), "LOCK_UN")
+	return how, un, ok
 }
 
 // fdFile returns f of an fd argument int(f.Fd()) (or f.Fd()).
