@@ -90,6 +90,18 @@ func (l *Leaser) renewOnce(ctx context.Context) error { // want renewOnce:"renew
 	return l.lease.Renew(ctx)
 }
 
+// renewWhenReady waits, in a loop that may return, for the store, then
+// renews once: the renewal itself is in no loop.
+func (l *Leaser) renewWhenReady(ctx context.Context) error { // want renewWhenReady:"renews via \\(lostcancel.Lease\\).Renew"
+	for i := 0; i < 3; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(l.retry)
+	}
+	return l.lease.Renew(ctx)
+}
+
 // Run is the shape reported: a deferred cancel inside the loop, and a
 // wait for the next attempt after the lease is lost.
 func (l *Leaser) Run(ctx context.Context) {
@@ -357,8 +369,11 @@ func (l *Leaser) Draining(ctx context.Context) error { // want Draining:"renews 
 	defer stop()
 	go l.work(workCtx)
 	err := l.hold(workCtx)
+	t := time.NewTimer(l.retry)
+	defer t.Stop()
 	select {
-	case <-time.After(l.retry):
+	case <-t.C:
+	case <-time.After(2 * l.retry):
 	}
 	return err
 }
@@ -395,4 +410,43 @@ func (l *Leaser) Closure(ctx context.Context, jobs []func(context.Context)) {
 		err := l.hold(workCtx) // want `hold returns when renewing`
 		log.Printf("lease lost: %v", err)
 	}
+}
+
+// OnceAfterWait: renewWhenReady is no maintenance loop either.
+func (l *Leaser) OnceAfterWait(ctx context.Context) {
+	for {
+		if ok, err := l.lease.Acquire(ctx); err != nil || !ok {
+			time.Sleep(l.retry)
+			continue
+		}
+		workCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go l.work(workCtx)
+		l.note(l.renewWhenReady(workCtx))
+		time.Sleep(l.retry)
+	}
+}
+
+// NoAcquire renews a lease this function never acquires (a caller's).
+func (l *Leaser) NoAcquire(ctx context.Context) {
+	for {
+		workCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go l.work(workCtx)
+		l.note(l.hold(workCtx))
+		time.Sleep(l.retry)
+	}
+}
+
+// Pausing waits once for a timer and returns.
+func (l *Leaser) Pausing(ctx context.Context) error { // want Pausing:"renews via \\(lostcancel.Leaser\\).hold"
+	if ok, err := l.lease.Acquire(ctx); err != nil || !ok {
+		return err
+	}
+	workCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go l.work(workCtx)
+	err := l.hold(workCtx)
+	<-time.After(l.retry)
+	return err
 }
