@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -121,12 +122,39 @@ func (c *checker) maintainers() map[*types.Func]maintainer {
 			}
 			return renew == nil
 		})
-		if renew == nil || c.stopsOnFailure(fd, 0) || !returnsInLoop(fd) {
+		if renew == nil || c.stopsOnFailure(fd, 0) || clearsFlag(fd) || !returnsInLoop(fd) {
 			continue
 		}
 		out[fn] = maintainer{renew: renew}
 	}
 	return out
+}
+
+// clearsFlag: the body stores false in a field or package variable (a
+// leadership flag the work may read), directly or through an atomic
+// Store: the maintenance then tells the work itself.
+func clearsFlag(fd *ast.FuncDecl) bool {
+	found := false
+	isFalse := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && id.Name == "false"
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if _, ok := ast.Unparen(l).(*ast.SelectorExpr); ok && i < len(n.Rhs) && isFalse(n.Rhs[i]) {
+					found = true
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Store" && len(n.Args) == 1 && isFalse(n.Args[0]) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // returnsInLoop: a return statement inside a loop of the body (not of a
@@ -247,7 +275,7 @@ func (c *checker) lostCancelAt(mc *ssa.Call, node *ast.CallExpr, m maintainer) {
 
 // acquireBefore: a call dominating mc that acquires the lock the
 // maintainer renews: a Lock/TryLock/Acquire/TryAcquire/Obtain method of
-// the renewal's receiver type, or, for a renewal of another type (the
+// the renewal's receiver type (also its Context form), or, for a renewal of another type (the
 // knowledge base's, a helper), such a method of any lock type.
 func acquireBefore(fn *ssa.Function, mc *ssa.Call, renew *types.Func) *ssa.Call {
 	want := recvType(renew)
@@ -264,7 +292,7 @@ func acquireBefore(fn *ssa.Function, mc *ssa.Call, renew *types.Func) *ssa.Call 
 			if f == nil {
 				continue
 			}
-			switch f.Name() {
+			switch strings.TrimSuffix(f.Name(), "Context") {
 			case "Lock", "TryLock", "Acquire", "TryAcquire", "Obtain":
 			default:
 				continue

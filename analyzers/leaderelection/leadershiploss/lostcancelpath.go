@@ -4,6 +4,7 @@ package leadershiploss
 // where the function goes on with the work running.
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -119,11 +120,19 @@ func failingSide(ifs *ssa.If, errV ssa.Value) int {
 // stopsPath: the instruction ends the work's path: it returns, panics,
 // calls a cancel of the term (or a closure capturing one), a function
 // value, os.Exit or log.Fatal, a function of the package that may stop
-// the work, or sends or closes (the loss handed on).
+// the work, sends or closes (the loss handed on), or clears a flag (false
+// stored in a field or package variable the work may read).
 func (c *checker) stopsPath(in ssa.Instruction, stoppers map[ssa.Value]bool) bool {
 	switch in := in.(type) {
 	case *ssa.Return, *ssa.Panic, *ssa.Send:
 		return true
+	case *ssa.Store:
+		// a flag cleared (leading = false) that the work may check
+		switch in.Addr.(type) {
+		case *ssa.FieldAddr, *ssa.Global:
+			k, ok := in.Val.(*ssa.Const)
+			return ok && k.Value != nil && k.Value.Kind() == constant.Bool && !constant.BoolVal(k.Value)
+		}
 	case *ssa.Call:
 		cc := &in.Call
 		if cc.IsInvoke() {

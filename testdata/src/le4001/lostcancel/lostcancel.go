@@ -36,6 +36,7 @@ type Leaser struct {
 	stopWork   context.CancelFunc
 	onElected  func(context.Context)
 	failures   int
+	leading    bool
 }
 
 // note hands a failure other than fencing to the supervisor.
@@ -449,4 +450,48 @@ func (l *Leaser) Pausing(ctx context.Context) error { // want Pausing:"renews vi
 	err := l.hold(workCtx)
 	<-time.After(l.retry)
 	return err
+}
+
+// Flagged clears a leadership flag the work reads when hold returns.
+func (l *Leaser) Flagged(ctx context.Context) {
+	for {
+		if ok, err := l.lease.Acquire(ctx); err != nil || !ok {
+			time.Sleep(l.retry)
+			continue
+		}
+		workCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		l.leading = true
+		go l.work(workCtx)
+		l.note(l.hold(workCtx))
+		l.leading = false
+		time.Sleep(l.retry)
+	}
+}
+
+// holdFlagging clears the flag itself when a renewal fails.
+func (l *Leaser) holdFlagging(ctx context.Context) error { // want holdFlagging:"renews via \\(lostcancel.Lease\\).Renew"
+	for {
+		time.Sleep(l.renewEvery)
+		if err := l.lease.Renew(ctx); err != nil {
+			l.leading = false
+			return err
+		}
+	}
+}
+
+// FlaggedInside: holdFlagging tells the work through the flag.
+func (l *Leaser) FlaggedInside(ctx context.Context) {
+	for {
+		if ok, err := l.lease.Acquire(ctx); err != nil || !ok {
+			time.Sleep(l.retry)
+			continue
+		}
+		workCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		l.leading = true
+		go l.work(workCtx)
+		l.note(l.holdFlagging(workCtx))
+		time.Sleep(l.retry)
+	}
 }
