@@ -67,6 +67,20 @@ import (
 // with Counter; Plain (TryLock with no TTL) and Prober's Probe (no lock's
 // name) with Prober's Acquire; Once (no loop) with Seat, whose round a loop
 // calls; each guard deleted once and seen to fail.
+//
+// The le4001/lostcancel package pairs every silence of the work left
+// running after the lease maintenance returns (lostcancel.go) with a
+// report: Cancelling (the cancel called) with HalfCancelling,
+// CancelOnFailure (the failing side followed only) with CancelOnSuccess,
+// Returning with ReturningFenced, ParentWork (work on another context)
+// with Run and Callback, Kept (the cancel stored) and Handing (the loss
+// sent) with Run, Signalled and FlaggedInside (the maintenance closes or
+// clears a flag), Logged (no return in its loop), Once and OnceAfterWait
+// (the renewal in no loop), OtherLock and NoAcquire (no acquire of the
+// renewed lock), Flagged (a flag cleared on the path) with Closure, and
+// Draining and Pausing (timer waits) with Parked; redsync's Serve needs
+// the Context form of the acquire; each guard deleted once and seen to
+// fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
