@@ -230,7 +230,8 @@
 //     Acquire, TryAcquire or Obtain method, also in its Context form, of
 //     the type the renewal is a method of), makes a per-term context
 //     (WithCancel, WithTimeout, WithDeadline), starts the work on it (a go
-//     statement handed it or capturing it, or a callback handed it), then
+//     statement handed it or capturing it, or a callback handed it alone:
+//     a logger handed it and more is no work), then
 //     blocks in a maintenance function of its package: a loop holding a
 //     renewal (the lock renewals above: the knowledge base's, or a
 //     Renew/Refresh/Extend/KeepAlive/Heartbeat method of a lock type)

@@ -73,7 +73,8 @@ import (
 // report: Cancelling (the cancel called) with HalfCancelling,
 // CancelOnFailure (the failing side followed only) with CancelOnSuccess,
 // Returning with ReturningFenced, ParentWork (work on another context)
-// with Run and Callback, Kept (the cancel stored) and Handing (the loss
+// with Run and Callback, Traced (a logger handed the context) with
+// Callback, Kept (the cancel stored) and Handing (the loss
 // sent) with Run, Signalled and FlaggedInside (the maintenance closes or
 // clears a flag), Logged (no return in its loop), Once and OnceAfterWait
 // (the renewal in no loop), OtherLock and NoAcquire (no acquire of the

@@ -401,7 +401,7 @@ func holds(vals []ssa.Value, v ssa.Value) bool {
 
 // workOn: a go statement dominating mc whose call is handed the term's
 // context (an argument, or a closure capturing it), or a call of a
-// function value handed it (a callback).
+// function value handed it alone (a callback).
 func workOn(fn *ssa.Function, mc *ssa.Call, t *term) ssa.Instruction {
 	for _, b := range fn.Blocks {
 		if !b.Dominates(mc.Block()) {
@@ -424,7 +424,9 @@ func workOn(fn *ssa.Function, mc *ssa.Call, t *term) ssa.Instruction {
 					}
 				}
 			case *ssa.Call:
-				if !in.Call.IsInvoke() && in.Call.StaticCallee() == nil && handed(&in.Call, t) {
+				// a callback of the context alone (func(ctx) or func(ctx)
+				// error): a logger or tracer handed it and more is no work
+				if !in.Call.IsInvoke() && in.Call.StaticCallee() == nil && len(in.Call.Args) == 1 && handed(&in.Call, t) {
 					return in
 				}
 			}

@@ -37,6 +37,7 @@ type Leaser struct {
 	onElected  func(context.Context)
 	failures   int
 	leading    bool
+	logf       func(ctx context.Context, format string, args ...any)
 }
 
 // note hands a failure other than fencing to the supervisor.
@@ -492,6 +493,23 @@ func (l *Leaser) FlaggedInside(ctx context.Context) {
 		l.leading = true
 		go l.work(workCtx)
 		l.note(l.holdFlagging(workCtx))
+		time.Sleep(l.retry)
+	}
+}
+
+// Traced hands the term's context to a logger, and starts the work on
+// the loop's.
+func (l *Leaser) Traced(ctx context.Context) {
+	for {
+		if ok, err := l.lease.Acquire(ctx); err != nil || !ok {
+			time.Sleep(l.retry)
+			continue
+		}
+		holdCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		l.logf(holdCtx, "leading")
+		go l.work(ctx)
+		l.note(l.hold(holdCtx))
 		time.Sleep(l.retry)
 	}
 }
