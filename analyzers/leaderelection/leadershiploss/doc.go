@@ -225,6 +225,38 @@
 //     anything but logging (a cancel, a stop), returns an error or panics,
 //     when nothing reads the flag, for a lock with no TTL in the call, for
 //     a method of no lock's name, and for a call made once;
+//   - leader work left running when the lease maintenance returns
+//     (lostcancel.go): a function acquires a lock (a Lock, TryLock,
+//     Acquire, TryAcquire or Obtain method, also in its Context form, of
+//     the type the renewal is a method of), makes a per-term context
+//     (WithCancel, WithTimeout, WithDeadline), starts the work on it (a go
+//     statement handed it or capturing it, or a callback handed it alone:
+//     a logger handed it and more is no work), then
+//     blocks in a maintenance function of its package: a loop holding a
+//     renewal (the lock renewals above: the knowledge base's, or a
+//     Renew/Refresh/Extend/KeepAlive/Heartbeat method of a lock type)
+//     with a return inside it. Its return is the one place that learns of
+//     the loss; when, on some path from it (a test of its error followed
+//     on the failing side only: a nil return means its context ended),
+//     the function goes back to its loop's head (a block dominating the
+//     call: to wait and acquire again) or into an unbounded wait (a
+//     blocking select or receive on a channel other than a timer's)
+//     without calling the term's cancel or the cancel of a context it is
+//     derived from here, the work keeps running while another replica
+//     acquires the lock and starts it too. A `defer cancel()` does not
+//     stop the path: inside a loop it runs only when the function
+//     returns. Reported at the maintenance call, Related at the work, the
+//     term's context and where the path waits or goes round. Silent when
+//     every such path cancels, returns (the deferred cancels run), panics,
+//     exits, sends or closes a channel (the loss handed on), clears a flag
+//     (false stored in a field or package variable), or calls a function
+//     value or a function of the package that may stop the work; when the
+//     path only waits for a timer and returns; when a cancel escapes
+//     (stored in a field, handed to other code); when the work is not
+//     started on the term's context; when no acquire of the renewed lock
+//     comes before; and when the maintenance stops the work itself (closes,
+//     cancels, clears a flag), never returns from its loop (a failure only
+//     counted or logged: the checks above), or renews outside any loop;
 //   - IsLeader() checked once before a long-running loop (for {}, a range
 //     over a channel, or a scheduler loop such as wait.Forever) that never
 //     checks it again nor observes a context;

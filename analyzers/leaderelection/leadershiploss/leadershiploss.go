@@ -122,6 +122,11 @@ func run(p *rule.Pass) error {
 		if eff != nil {
 			c.checkKeptFlags(index)
 		}
+		// leader work left running when the lease maintenance returns
+		// (lostcancel.go): any lock type, known or not
+		if eff != nil {
+			c.checkLostCancels(eff, p.Files())
+		}
 	}
 	if !p.ImportsKnown() && !c.importsForwarder() {
 		return finish()

@@ -67,6 +67,21 @@ import (
 // with Counter; Plain (TryLock with no TTL) and Prober's Probe (no lock's
 // name) with Prober's Acquire; Once (no loop) with Seat, whose round a loop
 // calls; each guard deleted once and seen to fail.
+//
+// The le4001/lostcancel package pairs every silence of the work left
+// running after the lease maintenance returns (lostcancel.go) with a
+// report: Cancelling (the cancel called) with HalfCancelling,
+// CancelOnFailure (the failing side followed only) with CancelOnSuccess,
+// Returning with ReturningFenced, ParentWork (work on another context)
+// with Run and Callback, Traced (a logger handed the context) with
+// Callback, Kept (the cancel stored) and Handing (the loss
+// sent) with Run, Signalled and FlaggedInside (the maintenance closes or
+// clears a flag), Logged (no return in its loop), Once and OnceAfterWait
+// (the renewal in no loop), OtherLock and NoAcquire (no acquire of the
+// renewed lock), Flagged (a flag cleared on the path) with Closure, and
+// Draining and Pausing (timer waits) with Parked; redsync's Serve needs
+// the Context form of the acquire; each guard deleted once and seen to
+// fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
@@ -74,5 +89,5 @@ func TestLeadershipLoss(t *testing.T) {
 	}
 	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop", "le4001/renewdeadline", "le4001/unbounded", "le4001/unbounded/leases", "le4001/unbounded/consullease",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
-		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag")
+		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag", "le4001/lostcancel")
 }
