@@ -82,7 +82,14 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 		args = args[1:]
 	}
 	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
-	for _, a := range args {
+	params := callee.Params
+	if len(params) > len(args) {
+		params = params[len(params)-len(args):]
+	}
+	for i, a := range args {
+		if i < len(params) && urlOnly(params[i], 0) {
+			continue // the destination, not the payload (ownflush.go)
+		}
 		if !w.own(a, 0) {
 			return nil
 		}
@@ -146,7 +153,7 @@ type ownWalk struct {
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
-	if v == nil || depth > maxDepth {
+	if v == nil || depth > ownDepth {
 		return false
 	}
 	if w.seen[v] {
@@ -172,7 +179,14 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		case token.MUL:
 			switch x := v.X.(type) {
 			case *ssa.Alloc:
+				if x.Heap {
+					return w.ownCaptured(x, depth+1) // captured by a closure
+				}
 				return w.ownCell(x, depth+1)
+			case *ssa.FreeVar:
+				return w.ownCaptured(capturedCell(x, 0), depth+1)
+			case *ssa.Global:
+				return w.constGlobal(x)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
 					return w.ownCell(cell, depth+1)
@@ -204,6 +218,14 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		return true
 	case *ssa.ChangeType:
 		return w.own(v.X, depth+1)
+	case *ssa.TypeAssert:
+		return w.own(v.X, depth+1)
+	case *ssa.BinOp:
+		return w.own(v.X, depth+1) && w.own(v.Y, depth+1)
+	case *ssa.MakeSlice:
+		return true // an empty slice to append to
+	case *ssa.Alloc:
+		return w.ownLiteral(v, depth+1)
 	case *ssa.MakeInterface:
 		return w.own(v.X, depth+1)
 	case *ssa.Convert:
@@ -222,6 +244,12 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		}
 		return len(elems) > 0
 	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok {
+			return b.Name() == "append" && w.ownAppend(&v.Call, depth)
+		}
+		if w.ownClockCall(&v.Call, depth) {
+			return true
+		}
 		// A constructor or a transformation of this package: its result
 		// is made from its arguments.
 		g := v.Call.StaticCallee()
@@ -428,6 +456,16 @@ func (w *ownWalk) ownCollection(x ssa.Value, depth int) bool {
 			cell = a
 		case *ssa.FreeVar:
 			cell = capturedCell(a, 0)
+		case *ssa.FieldAddr:
+			// A map field the package's own path fills (ownflush.go).
+			field := mapField(x)
+			if field == nil || !w.ownMapField(field) {
+				return false
+			}
+			if !w.fill {
+				w.buffered = true
+			}
+			return true
 		}
 	}
 	if cell == nil || cell.Referrers() == nil {
@@ -511,7 +549,7 @@ func (w *ownWalk) ownMapUses(m ssa.Value, cell *ssa.Alloc, depth int) bool {
 func (w *ownWalk) ownChannel(ch ssa.Value) bool {
 	ld, ok := ch.(*ssa.UnOp)
 	if !ok || ld.Op != token.MUL {
-		return false
+		return w.ownSubscription(ch, 0, map[ssa.Value]bool{})
 	}
 	fa, ok := ld.X.(*ssa.FieldAddr)
 	if !ok {
