@@ -156,10 +156,18 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 	if v == nil || depth > ownDepth {
 		return false
 	}
-	if w.seen[v] {
-		return true // a cycle through a phi: decided by its other edges
+	if done, ok := w.seen[v]; ok {
+		// A cycle through a phi is decided by its other edges; a value
+		// already judged keeps its answer.
+		return done
 	}
 	w.seen[v] = true
+	ok := w.ownValue(v, depth)
+	w.seen[v] = ok
+	return ok
+}
+
+func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 	if isContext(v.Type()) {
 		return true // a context carries no payload
 	}

@@ -132,7 +132,7 @@ func (w *ownWalk) ownAppend(c *ssa.CallCommon, depth int) bool {
 // the process (time.Now, strings.Join) with own arguments.
 func (w *ownWalk) ownClockCall(c *ssa.CallCommon, depth int) bool {
 	g := c.StaticCallee()
-	if c.IsInvoke() || g == nil || g.Object() == nil || g.Object().Pkg() == nil {
+	if c.IsInvoke() || g == nil || g.Object() == nil || g.Object().Pkg() == nil || g.Object().Pkg() == w.r.pass.Pkg {
 		return false
 	}
 	pkg := g.Object().Pkg()
