@@ -37,10 +37,18 @@ import (
 // ownbuffer.go's sideCall): they do not make the payload.
 //
 // A buffer a field holds, filled by the package's write path and drained
-// into the payload, is the other own source (ownbuffer.go). Not covered
-// (left reported): a local slice built by append, and sends reached
-// through another module's code, unless the knowledge base says their
-// receiver deduplicates (Alertmanager, effects.yaml).
+// into the payload, is the other own source (ownbuffer.go): a slice field,
+// or a map field every key and value of which the package's own event or
+// request path stores (ownflush.go). A local slice built by make and
+// append counts when every appended element is own data; a send made from
+// a go closure counts when each captured variable's every store is; a
+// channel handed out by a package of this module that reaches no shared
+// state (an in-process event bus's Subscription.C()) counts as an own
+// channel, one of another module does not; a helper parameter used only
+// as the request's URL is the destination, not payload (ownflush.go).
+// Not covered (left reported): sends reached through another module's
+// code, unless the knowledge base says their receiver deduplicates
+// (Alertmanager, effects.yaml).
 
 // OwnBatch returns why the payload of every call in calls is the process's
 // own received data, "" when that is not shown for one of them.
