@@ -386,3 +386,57 @@ func (w *ownWalk) constGlobal(g *ssa.Global) bool {
 // type-asserted into a local struct, handed to the appender, stored into a
 // map field, ranged over and appended to the payload is a dozen steps.
 const ownDepth = 14
+
+// ownChannel: ch is a channel a field of the receiver holds, which code of
+// the package sends to or hands out to others (a Chan() chan<- T accessor,
+// the process's own readers sending on it).
+func (w *ownWalk) ownChannel(ch ssa.Value) bool {
+	ld, ok := ch.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return w.ownSubscription(ch, 0, map[ssa.Value]bool{})
+	}
+	fa, ok := ld.X.(*ssa.FieldAddr)
+	if !ok {
+		return false
+	}
+	field := fieldOf(fa.X.Type(), fa.Field)
+	if field == nil {
+		return false
+	}
+	for _, fn := range w.fl.funcs {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				switch in := in.(type) {
+				case *ssa.Send:
+					if loadsField(in.Chan, field) {
+						return true
+					}
+				case *ssa.Return:
+					for _, r := range in.Results {
+						if loadsField(r, field) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func loadsField(v ssa.Value, field *types.Var) bool {
+	if ct, ok := v.(*ssa.ChangeType); ok {
+		v = ct.X
+	}
+	ld, ok := v.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return false
+	}
+	fa, ok := ld.X.(*ssa.FieldAddr)
+	return ok && fieldOf(fa.X.Type(), fa.Field) == field
+}
+
+func isContext(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
