@@ -159,13 +159,15 @@ func (w *ownWalk) ownMapField(field *types.Var) bool {
 	for _, v := range w.fl.stores[field] {
 		switch v := v.(type) {
 		case *ssa.MakeMap:
-			continue
+			if emptyMap(v) {
+				continue
+			}
 		case *ssa.Const:
 			if v.IsNil() {
 				continue
 			}
 		}
-		return false // replaced by a map made elsewhere (a query's answer)
+		return false // replaced by a map made elsewhere or filled first (a query's answer)
 	}
 	fill := &ownWalk{r: w.r, fl: w.fl, seen: map[ssa.Value]bool{}, pure: w.pure, buffers: w.buffers, fill: true}
 	filled := false
@@ -439,4 +441,20 @@ func loadsField(v ssa.Value, field *types.Var) bool {
 func isContext(t types.Type) bool {
 	n, ok := t.(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+// emptyMap: the map m is made and stored without being filled first (the
+// drain's replacement, the constructor's): its only uses are stores of it.
+func emptyMap(m *ssa.MakeMap) bool {
+	if m.Referrers() == nil {
+		return false
+	}
+	for _, ref := range *m.Referrers() {
+		switch ref.(type) {
+		case *ssa.Store, *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }

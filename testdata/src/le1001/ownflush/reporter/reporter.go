@@ -199,6 +199,62 @@ func (l *Ledger) run(ctx context.Context) {
 	}
 }
 
+// Snapshot counts its own events, but its reload replaces the map with
+// one filled from rows of a query.
+type Snapshot struct {
+	url    string
+	db     *sql.DB
+	sub    *ownflush.Subscription
+	counts map[string]*counter
+}
+
+// NewSnapshot subscribes to the process's bus.
+func NewSnapshot(bus *ownflush.Bus, db *sql.DB, url string) *Snapshot {
+	return &Snapshot{url: url, db: db, sub: bus.Subscribe(), counts: make(map[string]*counter)}
+}
+
+func (s *Snapshot) record(name string, at time.Time) {
+	s.counts[name] = &counter{count: 1, first: at}
+}
+
+func (s *Snapshot) reload(ctx context.Context) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, first FROM counts`)
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	loaded := make(map[string]*counter)
+	for rows.Next() {
+		var name string
+		var first time.Time
+		if rows.Scan(&name, &first) == nil {
+			loaded[name] = &counter{count: 1, first: first}
+		}
+	}
+	s.counts = loaded
+}
+
+// Positive twin (every store into the map field is an empty map): the
+// field is replaced by a map filled from rows of a query.
+func (s *Snapshot) run(ctx context.Context) {
+	s.reload(ctx)
+	evs := s.sub.C()
+	tick := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
+	for {
+		select {
+		case e := <-evs:
+			s.record(e.Name, e.At)
+		case <-tick.C:
+			stats := make([]stat, 0, len(s.counts))
+			for name, k := range s.counts {
+				stats = append(stats, toStat(name, k))
+				delete(s.counts, name)
+			}
+			postStats(ctx, s.url, stats)
+		}
+	}
+}
+
 // Store is a shared store of lines.
 type Store interface {
 	Lines(ctx context.Context) ([]string, error)
@@ -324,12 +380,13 @@ func (t *Tally) runTargeted(ctx context.Context) {
 }
 
 // Start runs the loops.
-func Start(ctx context.Context, t *Tally, c *Counter, l *Ledger, r *Relay) {
+func Start(ctx context.Context, t *Tally, c *Counter, l *Ledger, s *Snapshot, r *Relay) {
 	go t.run(ctx)
 	go t.runWithTotals(ctx)
 	go t.runTargeted(ctx)
 	go c.run(ctx)
 	go l.run(ctx)
+	go s.run(ctx)
 	go r.run(ctx)
 	go r.runMerged(ctx)
 	go r.runOther(ctx)
