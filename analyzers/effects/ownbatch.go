@@ -37,10 +37,18 @@ import (
 // ownbuffer.go's sideCall): they do not make the payload.
 //
 // A buffer a field holds, filled by the package's write path and drained
-// into the payload, is the other own source (ownbuffer.go). Not covered
-// (left reported): a local slice built by append, and sends reached
-// through another module's code, unless the knowledge base says their
-// receiver deduplicates (Alertmanager, effects.yaml).
+// into the payload, is the other own source (ownbuffer.go): a slice field,
+// or a map field every key and value of which the package's own event or
+// request path stores (ownflush.go). A local slice built by make and
+// append counts when every appended element is own data; a send made from
+// a go closure counts when each captured variable's every store is; a
+// channel handed out by a package of this module that reaches no shared
+// state (an in-process event bus's Subscription.C()) counts as an own
+// channel, one of another module does not; a helper parameter used only
+// as the request's URL is the destination, not payload (ownflush.go).
+// Not covered (left reported): sends reached through another module's
+// code, unless the knowledge base says their receiver deduplicates
+// (Alertmanager, effects.yaml).
 
 // OwnBatch returns why the payload of every call in calls is the process's
 // own received data, "" when that is not shown for one of them.
@@ -82,7 +90,14 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 		args = args[1:]
 	}
 	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
-	for _, a := range args {
+	params := callee.Params
+	if len(params) > len(args) {
+		params = params[len(params)-len(args):]
+	}
+	for i, a := range args {
+		if i < len(params) && urlOnly(params[i], 0) {
+			continue // the destination, not the payload (ownflush.go)
+		}
 		if !w.own(a, 0) {
 			return nil
 		}
@@ -146,13 +161,21 @@ type ownWalk struct {
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
-	if v == nil || depth > maxDepth {
+	if v == nil || depth > ownDepth {
 		return false
 	}
-	if w.seen[v] {
-		return true // a cycle through a phi: decided by its other edges
+	if done, ok := w.seen[v]; ok {
+		// A cycle through a phi is decided by its other edges; a value
+		// already judged keeps its answer.
+		return done
 	}
 	w.seen[v] = true
+	ok := w.ownValue(v, depth)
+	w.seen[v] = ok
+	return ok
+}
+
+func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 	if isContext(v.Type()) {
 		return true // a context carries no payload
 	}
@@ -172,7 +195,14 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		case token.MUL:
 			switch x := v.X.(type) {
 			case *ssa.Alloc:
+				if x.Heap {
+					return w.ownCaptured(x, depth+1) // captured by a closure
+				}
 				return w.ownCell(x, depth+1)
+			case *ssa.FreeVar:
+				return w.ownCaptured(capturedCell(x, 0), depth+1)
+			case *ssa.Global:
+				return w.constGlobal(x)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
 					return w.ownCell(cell, depth+1)
@@ -204,6 +234,14 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		return true
 	case *ssa.ChangeType:
 		return w.own(v.X, depth+1)
+	case *ssa.TypeAssert:
+		return w.own(v.X, depth+1)
+	case *ssa.BinOp:
+		return w.own(v.X, depth+1) && w.own(v.Y, depth+1)
+	case *ssa.MakeSlice:
+		return true // an empty slice to append to
+	case *ssa.Alloc:
+		return w.ownLiteral(v, depth+1)
 	case *ssa.MakeInterface:
 		return w.own(v.X, depth+1)
 	case *ssa.Convert:
@@ -222,6 +260,12 @@ func (w *ownWalk) own(v ssa.Value, depth int) bool {
 		}
 		return len(elems) > 0
 	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok {
+			return b.Name() == "append" && w.ownAppend(&v.Call, depth)
+		}
+		if w.ownClockCall(&v.Call, depth) {
+			return true
+		}
 		// A constructor or a transformation of this package: its result
 		// is made from its arguments.
 		g := v.Call.StaticCallee()
@@ -428,6 +472,16 @@ func (w *ownWalk) ownCollection(x ssa.Value, depth int) bool {
 			cell = a
 		case *ssa.FreeVar:
 			cell = capturedCell(a, 0)
+		case *ssa.FieldAddr:
+			// A map field the package's own path fills (ownflush.go).
+			field := mapField(x)
+			if field == nil || !w.ownMapField(field) {
+				return false
+			}
+			if !w.fill {
+				w.buffered = true
+			}
+			return true
 		}
 	}
 	if cell == nil || cell.Referrers() == nil {
@@ -503,58 +557,4 @@ func (w *ownWalk) ownMapUses(m ssa.Value, cell *ssa.Alloc, depth int) bool {
 		}
 	}
 	return true
-}
-
-// ownChannel: ch is a channel a field of the receiver holds, which code of
-// the package sends to or hands out to others (a Chan() chan<- T accessor,
-// the process's own readers sending on it).
-func (w *ownWalk) ownChannel(ch ssa.Value) bool {
-	ld, ok := ch.(*ssa.UnOp)
-	if !ok || ld.Op != token.MUL {
-		return false
-	}
-	fa, ok := ld.X.(*ssa.FieldAddr)
-	if !ok {
-		return false
-	}
-	field := fieldOf(fa.X.Type(), fa.Field)
-	if field == nil {
-		return false
-	}
-	for _, fn := range w.fl.funcs {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				switch in := in.(type) {
-				case *ssa.Send:
-					if loadsField(in.Chan, field) {
-						return true
-					}
-				case *ssa.Return:
-					for _, r := range in.Results {
-						if loadsField(r, field) {
-							return true
-						}
-					}
-				}
-			}
-		}
-	}
-	return false
-}
-
-func loadsField(v ssa.Value, field *types.Var) bool {
-	if ct, ok := v.(*ssa.ChangeType); ok {
-		v = ct.X
-	}
-	ld, ok := v.(*ssa.UnOp)
-	if !ok || ld.Op != token.MUL {
-		return false
-	}
-	fa, ok := ld.X.(*ssa.FieldAddr)
-	return ok && fieldOf(fa.X.Type(), fa.Field) == field
-}
-
-func isContext(t types.Type) bool {
-	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
