@@ -41,7 +41,8 @@
 // the smaller of the memory available when it starts and its cgroup's
 // limit, so that the garbage collector works harder near that line rather
 // than the process being killed; a GOMEMLIMIT in the environment is left
-// as the user set it.
+// as the user set it. It also sets the collector's target to 70 percent
+// (GOGC=70) unless GOGC is set: a lower peak for a few percent of time.
 //
 // Under go vet, which caches results and runs one process per package:
 //

@@ -88,3 +88,15 @@ func TestSetMemoryLimitLeavesTheUsersLimit(t *testing.T) {
 		t.Fatalf("with GOMEMLIMIT set: setMemoryLimit = %d, runtime limit %d; want both left alone", limit, debug.SetMemoryLimit(-1))
 	}
 }
+
+func TestSetGCPercentLeavesTheUsersGOGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+
+	if pct := setGCPercent(""); pct != standaloneGCPercent || debug.SetGCPercent(100) != standaloneGCPercent {
+		t.Fatalf("without GOGC: setGCPercent = %d; want the runtime at %d", pct, standaloneGCPercent)
+	}
+	if pct := setGCPercent("200"); pct != 0 || debug.SetGCPercent(100) != 100 {
+		t.Fatalf("with GOGC set: setGCPercent = %d; want 0 and the runtime's percent left alone", pct)
+	}
+}

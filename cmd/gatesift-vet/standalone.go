@@ -168,6 +168,9 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if limit := setMemoryLimit(); limit > 0 && os.Getenv(growthEnv) == "1" {
 		fmt.Fprintf(stderr, "gatesift-vet: memory limit %d MB\n", limit>>20)
 	}
+	if pct := setGCPercent(os.Getenv("GOGC")); pct > 0 && os.Getenv(growthEnv) == "1" {
+		fmt.Fprintf(stderr, "gatesift-vet: GC percent %d\n", pct)
+	}
 	res, code := analyze(src, cwd, patterns, o.tests, buildFlags, o.report != "", stderr)
 	if res == nil {
 		return code
