@@ -46,8 +46,8 @@ func setMemoryLimit() int64 {
 // standaloneGCPercent is the collector's growth target in the standalone
 // driver when the user set none (GOGC): the peak is the collector's goal
 // while the largest package is in flight, half of it garbage at the
-// default 100. At 70 the peak on vitess ./... fell from 1626 to 1269 MB for
-// 3% more wall time (33.4 s against 32.4 s; 50 gave 1202 MB for 20% more:
+// default 100. At 70 the peak on vitess ./... fell from 1588 to 1239 MB for
+// 3% more wall time (33.4 s against 32.4 s; 50 gave 1173 MB for 20% more:
 // docs/evaluation.md, "The standalone driver's collector target").
 const standaloneGCPercent = 70
 
