@@ -41,13 +41,7 @@ func (c *checker) checkLostCancels(eff *effects.Result, files []*ast.File) {
 	if len(maint) == 0 || !c.mayLoseCancel(files, maint) {
 		return // no SSA built for a package that cannot have the shape
 	}
-	byObj := map[*types.Func]*ssa.Function{}
 	funcs := eff.SSAFuncs()
-	for _, fn := range funcs {
-		if obj, ok := fn.Object().(*types.Func); ok {
-			byObj[obj] = fn
-		}
-	}
 	// the call expressions of the maintainers, by their Lparen (the
 	// position an SSA call carries), where the reports go
 	at := map[token.Pos]*ast.CallExpr{}
