@@ -89,7 +89,7 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 	if c.Signature().Recv() != nil && len(args) > 0 {
 		args = args[1:]
 	}
-	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
+	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}, sink: callee}
 	params := callee.Params
 	if len(params) > len(args) {
 		params = params[len(params)-len(args):]
@@ -158,6 +158,9 @@ type ownWalk struct {
 	// fill: parameters are judged by what the package's calls pass
 	// (ownParam), as for the values appended to a buffer.
 	fill bool
+	// sink: the flush helper whose payload is judged; a batch literal
+	// may be handed to it (chanbatch.go), to no other call.
+	sink *ssa.Function
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -205,7 +208,25 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return w.constGlobal(x)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
+					if cell.Heap {
+						// An escaping literal (wr := &request{}, captured or
+						// handed to the flush): its uses are judged whole
+						// (ownLiteral, chanbatch.go).
+						return w.own(cell, depth+1)
+					}
 					return w.ownCell(cell, depth+1)
+				}
+				switch p := x.X.(type) {
+				case *ssa.FreeVar:
+					if lit := capturedCell(p, 0); lit != nil {
+						return w.own(lit, depth+1) // the same literal, seen from a closure
+					}
+				case *ssa.UnOp:
+					if p.Op == token.MUL && pointsToStruct(p.Type()) {
+						// the literal a captured variable points to
+						// (ownCaptured judges its uses)
+						return w.own(p, depth+1)
+					}
 				}
 				// A scalar field of a value in memory (a configured
 				// size, a URL): no collection of unknown origin.
