@@ -216,6 +216,11 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 					}
 					return w.ownCell(cell, depth+1)
 				}
+				// A scalar field of a value in memory (a configured
+				// size, a URL): no collection of unknown origin.
+				if _, scalar := v.Type().Underlying().(*types.Basic); scalar {
+					return true
+				}
 				switch p := x.X.(type) {
 				case *ssa.FreeVar:
 					if lit := capturedCell(p, 0); lit != nil {
@@ -228,10 +233,7 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 						return w.own(p, depth+1)
 					}
 				}
-				// A scalar field of a value in memory (a configured
-				// size, a URL): no collection of unknown origin.
-				_, scalar := v.Type().Underlying().(*types.Basic)
-				return scalar
+				return false
 			}
 			return false
 		}

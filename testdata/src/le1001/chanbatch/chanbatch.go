@@ -44,18 +44,23 @@ func post(ctx context.Context, url string, body []byte) error {
 	return resp.Body.Close()
 }
 
+// limits is configuration a writer points to.
+type limits struct {
+	max int
+}
+
 // Writer posts the samples this process's producers push.
 type Writer struct {
-	url   string
-	every time.Duration
-	max   int
-	input chan sample
-	done  chan struct{}
+	url    string
+	every  time.Duration
+	limits *limits
+	input  chan sample
+	done   chan struct{}
 }
 
 // NewWriter makes the writer's own input queue.
 func NewWriter(url string) *Writer {
-	return &Writer{url: url, every: time.Second, max: 100, input: make(chan sample, 1000), done: make(chan struct{})}
+	return &Writer{url: url, every: time.Second, limits: &limits{max: 100}, input: make(chan sample, 1000), done: make(chan struct{})}
 }
 
 // Push queues a sample; the process's producers call it.
@@ -68,8 +73,8 @@ func (w *Writer) Push(s sample) error {
 	}
 }
 
-func (w *Writer) flush(ctx context.Context, r *request) {
-	if len(r.samples) == 0 {
+func (w *Writer) flush(ctx context.Context, r *request, max int) {
+	if len(r.samples) == 0 || max < 0 {
 		return
 	}
 	post(ctx, w.url, encode(r))
@@ -84,7 +89,7 @@ func (w *Writer) run(ctx context.Context) {
 		for s := range w.input {
 			r.samples = append(r.samples, s)
 		}
-		w.flush(context.Background(), r)
+		w.flush(context.Background(), r, 0)
 	}
 	tick := time.NewTicker(w.every)
 	defer tick.Stop()
@@ -94,14 +99,15 @@ func (w *Writer) run(ctx context.Context) {
 			drain()
 			return
 		case <-tick.C:
-			w.flush(ctx, r)
+			w.flush(ctx, r, 0)
 		case s, ok := <-w.input:
 			if !ok {
 				continue
 			}
 			r.samples = append(r.samples, s)
-			if len(r.samples) >= w.max {
-				w.flush(ctx, r)
+			if len(r.samples) >= w.limits.max {
+				// a configured size read through a pointer: scalar
+				w.flush(ctx, r, w.limits.max)
 			}
 		}
 	}
