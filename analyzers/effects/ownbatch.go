@@ -10,9 +10,9 @@ import (
 )
 
 // A periodic flush of a batch the process fills itself: a loop receives
-// entries on a channel that other code of the package hands out or sends
-// to (the process's own readers), collects them in a local map,
-// and a ticker sends the batches that waited too long. Every replica sends
+// entries on a channel the package made and hands out, or sends only own
+// input to (the process's own readers; chanbatch.go), collects them in a
+// local map or appends them to a request literal, and a ticker sends the batches that waited too long. Every replica sends
 // what it received, so N replicas send N different payloads, not the same
 // work N times: per-replica by design (signals.md, "telemetry posting the
 // process's own statistics").
@@ -45,7 +45,10 @@ import (
 // channel handed out by a package of this module that reaches no shared
 // state (an in-process event bus's Subscription.C()) counts as an own
 // channel, one of another module does not; a helper parameter used only
-// as the request's URL is the destination, not payload (ownflush.go).
+// as the request's URL is the destination, not payload (ownflush.go); a
+// request literal (wr := &request{}) whose slice field the loop appends
+// received values to counts when its address goes only to loads, to
+// closures that use it so, and to the flush helper (chanbatch.go).
 // Not covered (left reported): sends reached through another module's
 // code, unless the knowledge base says their receiver deduplicates
 // (Alertmanager, effects.yaml).
