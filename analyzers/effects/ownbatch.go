@@ -10,9 +10,9 @@ import (
 )
 
 // A periodic flush of a batch the process fills itself: a loop receives
-// entries on a channel that other code of the package hands out or sends
-// to (the process's own readers), collects them in a local map,
-// and a ticker sends the batches that waited too long. Every replica sends
+// entries on a channel the package made and hands out, or sends only own
+// input to (the process's own readers; chanbatch.go), collects them in a
+// local map or appends them to a request literal, and a ticker sends the batches that waited too long. Every replica sends
 // what it received, so N replicas send N different payloads, not the same
 // work N times: per-replica by design (signals.md, "telemetry posting the
 // process's own statistics").
@@ -45,7 +45,10 @@ import (
 // channel handed out by a package of this module that reaches no shared
 // state (an in-process event bus's Subscription.C()) counts as an own
 // channel, one of another module does not; a helper parameter used only
-// as the request's URL is the destination, not payload (ownflush.go).
+// as the request's URL is the destination, not payload (ownflush.go); a
+// request literal (wr := &request{}) whose slice field the loop appends
+// received values to counts when its address goes only to loads, to
+// closures that use it so, and to the flush helper (chanbatch.go).
 // Not covered (left reported): sends reached through another module's
 // code, unless the knowledge base says their receiver deduplicates
 // (Alertmanager, effects.yaml).
@@ -89,7 +92,7 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 	if c.Signature().Recv() != nil && len(args) > 0 {
 		args = args[1:]
 	}
-	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}}
+	w := &ownWalk{r: r, fl: fl, seen: map[ssa.Value]bool{}, pure: map[*ssa.Function]bool{}, buffers: map[*types.Var]bool{}, sink: callee}
 	params := callee.Params
 	if len(params) > len(args) {
 		params = params[len(params)-len(args):]
@@ -158,6 +161,9 @@ type ownWalk struct {
 	// fill: parameters are judged by what the package's calls pass
 	// (ownParam), as for the values appended to a buffer.
 	fill bool
+	// sink: the flush helper whose payload is judged; a batch literal
+	// may be handed to it (chanbatch.go), to no other call.
+	sink *ssa.Function
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -205,12 +211,32 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return w.constGlobal(x)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
+					if cell.Heap {
+						// An escaping literal (wr := &request{}, captured or
+						// handed to the flush): its uses are judged whole
+						// (ownLiteral, chanbatch.go).
+						return w.own(cell, depth+1)
+					}
 					return w.ownCell(cell, depth+1)
 				}
 				// A scalar field of a value in memory (a configured
 				// size, a URL): no collection of unknown origin.
-				_, scalar := v.Type().Underlying().(*types.Basic)
-				return scalar
+				if _, scalar := v.Type().Underlying().(*types.Basic); scalar {
+					return true
+				}
+				switch p := x.X.(type) {
+				case *ssa.FreeVar:
+					if lit := capturedCell(p, 0); lit != nil {
+						return w.own(lit, depth+1) // the same literal, seen from a closure
+					}
+				case *ssa.UnOp:
+					if p.Op == token.MUL && pointsToStruct(p.Type()) {
+						// the literal a captured variable points to
+						// (ownCaptured judges its uses)
+						return w.own(p, depth+1)
+					}
+				}
+				return false
 			}
 			return false
 		}

@@ -66,6 +66,13 @@ func (w *ownWalk) ownCaptured(cell *ssa.Alloc, depth int) bool {
 				if ref.Op != token.MUL {
 					return false
 				}
+				// A batch request the variable points to (wr :=
+				// &request{} captured by a drain closure): every use of
+				// the loaded pointer fills it with own data or hands it
+				// to the flush (chanbatch.go).
+				if pointsToStruct(ref.Type()) && !w.literalUses(ref, depth, 0) {
+					return false
+				}
 			case *ssa.MakeClosure, *ssa.DebugRef:
 			default:
 				return false // handed to a call that may fill it
@@ -73,49 +80,6 @@ func (w *ownWalk) ownCaptured(cell *ssa.Alloc, depth int) bool {
 		}
 	}
 	return stores > 0
-}
-
-// ownLiteral: the address of a composite literal (&stat{...}) whose every
-// field store is own data and whose address is handed to no call.
-func (w *ownWalk) ownLiteral(a *ssa.Alloc, depth int) bool {
-	if a.Referrers() == nil {
-		return false
-	}
-	if _, ok := a.Type().Underlying().(*types.Pointer); !ok {
-		return false
-	}
-	for _, ref := range *a.Referrers() {
-		switch ref := ref.(type) {
-		case *ssa.FieldAddr:
-			if ref.Referrers() == nil {
-				return false
-			}
-			for _, r2 := range *ref.Referrers() {
-				switch r2 := r2.(type) {
-				case *ssa.Store:
-					if r2.Addr != ref || !w.own(r2.Val, depth+1) {
-						return false
-					}
-				case *ssa.UnOp, *ssa.DebugRef:
-				default:
-					return false
-				}
-			}
-		case *ssa.Store:
-			if ref.Addr == a && !w.own(ref.Val, depth+1) {
-				return false
-			}
-			// stored as a value: into an own map, checked there
-		case *ssa.MapUpdate:
-			if ref.Value != a {
-				return false
-			}
-		case *ssa.UnOp, *ssa.DebugRef, *ssa.Return, *ssa.MakeInterface:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // ownAppend: append(x, elems...) with x and every element own data.
@@ -388,43 +352,6 @@ func (w *ownWalk) constGlobal(g *ssa.Global) bool {
 // type-asserted into a local struct, handed to the appender, stored into a
 // map field, ranged over and appended to the payload is a dozen steps.
 const ownDepth = 14
-
-// ownChannel: ch is a channel a field of the receiver holds, which code of
-// the package sends to or hands out to others (a Chan() chan<- T accessor,
-// the process's own readers sending on it).
-func (w *ownWalk) ownChannel(ch ssa.Value) bool {
-	ld, ok := ch.(*ssa.UnOp)
-	if !ok || ld.Op != token.MUL {
-		return w.ownSubscription(ch, 0, map[ssa.Value]bool{})
-	}
-	fa, ok := ld.X.(*ssa.FieldAddr)
-	if !ok {
-		return false
-	}
-	field := fieldOf(fa.X.Type(), fa.Field)
-	if field == nil {
-		return false
-	}
-	for _, fn := range w.fl.funcs {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				switch in := in.(type) {
-				case *ssa.Send:
-					if loadsField(in.Chan, field) {
-						return true
-					}
-				case *ssa.Return:
-					for _, r := range in.Results {
-						if loadsField(r, field) {
-							return true
-						}
-					}
-				}
-			}
-		}
-	}
-	return false
-}
 
 func loadsField(v ssa.Value, field *types.Var) bool {
 	if ct, ok := v.(*ssa.ChangeType); ok {
