@@ -247,7 +247,7 @@ func (h *flagHolders) unguarded(call *ssa.Call, lease *FlagLease) string {
 		return ""
 	}
 	loop := loopAfter(call.Block())
-	if len(loop) == 0 || !h.worksIn(loop, v) {
+	if !h.worksIn(loop, v) {
 		return ""
 	}
 	for b := range loop {

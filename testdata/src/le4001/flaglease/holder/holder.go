@@ -183,3 +183,50 @@ func calledBack(path string, recs chan []byte) {
 		}
 	}
 }
+
+// supervise may watch the lease: what it does is not followed.
+func supervise(l *lockclient.Lease) { go func() { _ = l.Held() }() }
+
+// handedOn gives the lock to code this does not follow: no report (the
+// twin is copyCheckedOnce).
+func handedOn(path string, recs [][]byte) {
+	l := lockclient.Acquire(path)
+	supervise(l)
+	for _, r := range recs {
+		_ = put(path, r)
+	}
+}
+
+// localLocker is a second kind of locker a mixedManager may hold.
+type localLocker struct{}
+
+func (localLocker) Lock(string) {}
+func (localLocker) Unlock()     {}
+
+// mixedManager's field holds either locker: which Lock runs is not known,
+// no report (the twin is manager).
+type mixedManager struct {
+	locker locker
+}
+
+func newMixed(remote bool) *mixedManager {
+	if remote {
+		return &mixedManager{locker: lockclient.NewLocker("jobs")}
+	}
+	return &mixedManager{locker: localLocker{}}
+}
+
+func (m *mixedManager) acquire() func() {
+	m.locker.Lock("admin")
+	return m.locker.Unlock
+}
+
+// blind works under a lease whose flag no method reads: the lock has no
+// fact (the twin is copyCheckedOnce).
+func blind(path string, recs [][]byte) {
+	l := lockclient.AcquireBlind(path)
+	defer l.Release()
+	for _, r := range recs {
+		_ = put(path, r)
+	}
+}

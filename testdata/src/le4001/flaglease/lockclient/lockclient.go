@@ -221,3 +221,36 @@ func AcquireCallback(name string, onLost func()) *CallbackLease {
 
 // Held reports whether the last renewal succeeded.
 func (l *CallbackLease) Held() bool { return l.held.Load() }
+
+// BlindLease clears held on a failed renewal, but no method reads it: no
+// loss signal a holder could read is in sight, no fact.
+type BlindLease struct {
+	name string
+	held atomic.Bool
+	stop chan struct{}
+}
+
+// AcquireBlind takes the lease and renews it on a ticker.
+func AcquireBlind(name string) *BlindLease {
+	l := &BlindLease{name: name, stop: make(chan struct{})}
+	l.held.Store(true)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-t.C:
+				if err := extend(l.name, 3*time.Second); err != nil {
+					log.Printf("renew %s: %v", l.name, err)
+					l.held.Store(false)
+				}
+			}
+		}
+	}()
+	return l
+}
+
+// Release stops the renewals.
+func (l *BlindLease) Release() { close(l.stop) }
