@@ -250,7 +250,17 @@ func (h *flagHolders) unguarded(call *ssa.Call, lease *FlagLease) string {
 	if !h.worksIn(loop, v) {
 		return ""
 	}
+	// the signal read in the loop, or after it (rechecked before the
+	// write the loop prepares): only a read before the loop, or none,
+	// leaves the loop's work unguarded
+	after := map[*ssa.BasicBlock]bool{}
 	for b := range loop {
+		after[b] = true
+		for x := range blocksAfter(b, false) {
+			after[x] = true
+		}
+	}
+	for b := range after {
 		for _, in := range b.Instrs {
 			if ci, ok := in.(ssa.CallInstruction); ok && h.isSignal(ci.Common(), lease) && sameLock(recvOf(ci.Common()), v) {
 				return ""

@@ -230,3 +230,21 @@ func blind(path string, recs [][]byte) {
 		_ = put(path, r)
 	}
 }
+
+// merge folds one record into the batch.
+func merge(batch, rec []byte) []byte { return append(batch, rec...) }
+
+// checkedAfterLoop prepares its batch in a loop and asks Held just before
+// the one write (the twin is copyCheckedOnce, which asks before the loop).
+func checkedAfterLoop(path string, recs [][]byte) error {
+	l := lockclient.Acquire(path)
+	defer l.Release()
+	var batch []byte
+	for _, r := range recs {
+		batch = merge(batch, r)
+	}
+	if !l.Held() {
+		return os.ErrPermission
+	}
+	return put(path, batch)
+}
