@@ -82,6 +82,20 @@ import (
 // Draining and Pausing (timer waits) with Parked; redsync's Serve needs
 // the Context form of the acquire; each guard deleted once and seen to
 // fail.
+//
+// The le4001/flaglease packages pair every silence of the lease whose loss
+// is only a flag (flaglease.go, flagholder.go) with a report: in the lock
+// client, CancelLease (the failure cancels the work's context) with
+// LateCancelLease, CallbackLease (a callback) and Locker (whose own
+// goroutine context is cancelled: still a fact) with Lease, BlindLease (no
+// method reads the flag) with Lease; in the holder, checkedHandle (Held
+// before each write) with fileHandle, checkingManager with manager (an
+// interface field of one lock type), mixedManager (two types) with
+// manager, copyChecked (Held in the loop) and checkedAfterLoop (Held after
+// it) with copyCheckedOnce, cancelled with lateCancelled, watching (Lost
+// selected on) with ignoring, handedOn (the lock escapes), blind and
+// putOnce (no loop) with copyCheckedOnce; each guard deleted once and
+// seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
