@@ -385,18 +385,29 @@ func (h *flagHolders) signalReadOn(f *types.Var, lease *FlagLease) bool {
 	return false
 }
 
-// sameLock: r is v, or a phi that v flows into.
+// sameLock: r is v, or a phi that v flows into through any number of
+// phis (a lock taken in one branch of several).
 func sameLock(r, v ssa.Value) bool {
 	if r == nil {
 		return false
 	}
-	if r == v {
-		return true
-	}
-	if p, ok := r.(*ssa.Phi); ok {
-		for _, e := range p.Edges {
-			if e == v {
-				return true
+	seen := map[ssa.Value]bool{}
+	work := []ssa.Value{v}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if x == r {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		if refs := x.Referrers(); refs != nil {
+			for _, ref := range *refs {
+				if p, ok := ref.(*ssa.Phi); ok {
+					work = append(work, p)
+				}
 			}
 		}
 	}
