@@ -384,11 +384,6 @@ func (c *checker) quietCall(cc *ssa.CallCommon, body *ssa.Function) bool {
 		if bookkeeping(path) && fn.Name() != "AfterFunc" {
 			return true
 		}
-		if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
-			if n := typeName(sig.Recv().Type()); n != "" && loggerPackage(path) && !fatalName(fn.Name()) {
-				return true
-			}
-		}
 		if path == "sync" && (fn.Name() == "Lock" || fn.Name() == "Unlock" || fn.Name() == "RLock" || fn.Name() == "RUnlock") {
 			return true
 		}
