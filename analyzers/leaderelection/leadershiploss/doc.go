@@ -257,6 +257,26 @@
 //     comes before; and when the maintenance stops the work itself (closes,
 //     cancels, clears a flag), never returns from its loop (a failure only
 //     counted or logged: the checks above), or renews outside any loop;
+//   - a lease whose loss is only a flag (flaglease.go, flagholder.go): an
+//     acquire of a lock client (a function returning the lock type, or a
+//     method of it) starts a goroutine whose loop, paced by time, tests a
+//     renewal's error and, when it is set, only logs and clears fields of
+//     the lock (a sync/atomic Store of zero or false, false stored, a
+//     channel field closed), read by a method of the lock (IsLocked()
+//     bool, Lost() <-chan struct{}): the FlagLease fact on the acquire
+//     names those methods. A holder in any package that keeps the lock in
+//     a field (also an interface field it only fills with the one lock
+//     type) on which no function of its package calls them, or in a local
+//     followed by a loop of work in which, and after which, they are not
+//     called, is reported at the acquire, with where the renewal failure
+//     clears the flag: after the lease expires a second holder takes it
+//     and both work. No fact when the failure calls a function value (a
+//     callback, the cancel of a context not made in the goroutine), code
+//     not known to be logging or bookkeeping, sends, panics, or returns
+//     past such a deferred call, nor when no method reads the field;
+//     silent for holders that read a signal as above, for a local lock
+//     handed to other code or returned, and for a local one with no loop
+//     of work after the acquire (a short section);
 //   - IsLeader() checked once before a long-running loop (for {}, a range
 //     over a channel, or a scheduler loop such as wait.Forever) that never
 //     checks it again nor observes a context;

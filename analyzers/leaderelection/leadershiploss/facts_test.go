@@ -38,6 +38,7 @@ func TestGateFactsGob(t *testing.T) {
 		&Gates{Sites: []Gate{{Field: "example.com/config.Server.Elected", Work: "r.apply", Ctx: "ctx", At: "example.com/runner/runner.go:40"}}},
 		&GatesReported{At: []string{"example.com/runner/runner.go:40"}},
 		&BlindLoop{Ctx: -1, At: "example.com/retry/retry.go:15"},
+		&FlagLease{Lock: "example.com/lockclient.Lease", Signals: []string{"IsLocked", "Lost"}, Recv: true, At: "lockclient.go:40", Flag: "held"},
 	} {
 		var buf bytes.Buffer
 		if err := gob.NewEncoder(&buf).Encode(f); err != nil {

@@ -20,7 +20,7 @@ import (
 var Analyzer = rule.New(rule.Spec{
 	ID:        "LE4001",
 	Run:       run,
-	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop), new(PacedRenew)},
+	FactTypes: []analysis.Fact{new(Forwards), new(Renews), new(ElectedFields), new(ManagerErr), new(LossSurvives), new(Gates), new(GatesReported), new(BlindLoop), new(PacedRenew), new(FlagLease)},
 	Requires:  []*analysis.Analyzer{effects.Analyzer},
 })
 
@@ -93,6 +93,14 @@ func run(p *rule.Pass) error {
 		g.survives[h] = at
 	}
 	gated := c.findGates(g, files)
+	// leases whose loss is only a flag (flaglease.go, flagholder.go): the
+	// facts for every package, the holders' reports where the rule runs
+	if eff, _ := p.ResultOf[effects.Analyzer].(*effects.Result); eff != nil {
+		leases := c.exportFlagLeases(eff)
+		if !p.FactsOnly() {
+			c.checkFlagHolders(eff, leases)
+		}
+	}
 	finish := func() error {
 		if !p.FactsOnly() {
 			c.joinGates(g, files)

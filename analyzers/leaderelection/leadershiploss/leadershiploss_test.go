@@ -82,6 +82,20 @@ import (
 // Draining and Pausing (timer waits) with Parked; redsync's Serve needs
 // the Context form of the acquire; each guard deleted once and seen to
 // fail.
+//
+// The le4001/flaglease packages pair every silence of the lease whose loss
+// is only a flag (flaglease.go, flagholder.go) with a report: in the lock
+// client, CancelLease (the failure cancels the work's context) with
+// LateCancelLease, CallbackLease (a callback) and Locker (whose own
+// goroutine context is cancelled: still a fact) with Lease, BlindLease (no
+// method reads the flag) with Lease; in the holder, checkedHandle (Held
+// before each write) with fileHandle, checkingManager with manager (an
+// interface field of one lock type), mixedManager (two types) with
+// manager, copyChecked (Held in the loop) and checkedAfterLoop (Held after
+// it) with copyCheckedOnce, cancelled with lateCancelled, watching (Lost
+// selected on) with ignoring, handedOn (the lock escapes), blind and
+// putOnce (no loop) with copyCheckedOnce; each guard deleted once and
+// seen to fail.
 func TestLeadershipLoss(t *testing.T) {
 	dir, err := filepath.Abs("../../../testdata")
 	if err != nil {
@@ -89,5 +103,5 @@ func TestLeadershipLoss(t *testing.T) {
 	}
 	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop", "le4001/renewdeadline", "le4001/unbounded", "le4001/unbounded/leases", "le4001/unbounded/consullease",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
-		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag", "le4001/lostcancel")
+		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag", "le4001/lostcancel", "le4001/flaglease/lockclient", "le4001/flaglease/holder")
 }
