@@ -364,7 +364,7 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if fn == nil {
 		return ev, nil
 	}
-	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" {
+	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" && a.Kind != leaderStateKind {
 		// (a dedup option coordinates the registration that carries it,
 		// read by the jobs analysis, not the statements after its call;
 		// a hash-ring lookup says who owns a key, and only the comparison
