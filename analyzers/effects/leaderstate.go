@@ -57,6 +57,12 @@ func (r *Result) leaderConst(cmp *ast.BinaryExpr) *types.Const {
 		if !ok || c.Pkg() == nil || c.Parent() != c.Pkg().Scope() {
 			continue
 		}
+		if c.Pkg() == r.pass.Pkg {
+			// the library's own state tests (Apply answering
+			// ErrNotLeader on a follower) are its machinery: they
+			// make no caller the leader
+			continue
+		}
 		if r.isLeaderState(c) {
 			return c
 		}

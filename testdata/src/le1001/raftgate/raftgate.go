@@ -189,3 +189,12 @@ func VerifyMissing(ctx context.Context, r *hraft.Raft, db *sql.DB) {
 		db.ExecContext(ctx, `INSERT INTO rollups (day) VALUES (current_date)`)
 	}
 }
+
+// Positive: Apply tests the state inside the library; the caller drops
+// its answer and writes on every replica.
+func ApplyIgnored(ctx context.Context, r *hraft.Raft, db *sql.DB) {
+	for range time.Tick(time.Minute) { // want `time.Tick runs .* on every replica`
+		r.Apply([]byte("tick"))
+		db.ExecContext(ctx, `INSERT INTO rollups (day) VALUES (current_date)`)
+	}
+}

@@ -26,3 +26,20 @@ func (r *Raft) VerifyLeader() Future { return nil }
 
 // String names the role.
 func (s RaftState) String() string { return "" }
+
+type errorFuture struct{ err error }
+
+func (f errorFuture) Error() error { return f.err }
+
+// ErrNotLeader is Apply's answer on a follower.
+var ErrNotLeader error
+
+// Apply replicates a command from the leader; a follower answers
+// ErrNotLeader. Its own state test is the library's machinery: it makes
+// no caller a leader.
+func (r *Raft) Apply(cmd []byte) Future {
+	if r.State() != Leader {
+		return errorFuture{ErrNotLeader}
+	}
+	return errorFuture{}
+}
