@@ -238,7 +238,23 @@ func relevant(pass *analysis.Pass, kb *signals.Knowledge) bool {
 			return true
 		}
 	}
-	return kb.Knows(pass.Pkg.Path())
+	return kb.Knows(pass.Pkg.Path()) && namesOwnWork(kb, pass.Pkg.Path())
+}
+
+// namesOwnWork: the knowledge base names pkgPath for more than the leader
+// tests its importers make (leader-state constants, checks such as
+// VerifyLeader). Those are read at their users' calls and comparisons, and
+// the package's own state tests are its machinery (leaderstate.go), so a
+// raft library is not analysed on their account.
+func namesOwnWork(kb *signals.Knowledge, pkgPath string) bool {
+	for _, list := range [][]signals.API{kb.Schedulers, kb.Effects, kb.Locks, kb.Coordinators, kb.Guards, kb.Designations, kb.PerReplica, kb.LeaderOnly} {
+		for _, a := range list {
+			if a.Pkg == pkgPath && a.Kind != leaderStateKind && a.Kind != "check" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goroot is the GOROOT of the go command that built the packages' context
@@ -364,7 +380,7 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if fn == nil {
 		return ev, nil
 	}
-	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" {
+	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" && a.Kind != leaderStateKind {
 		// (a dedup option coordinates the registration that carries it,
 		// read by the jobs analysis, not the statements after its call;
 		// a hash-ring lookup says who owns a key, and only the comparison

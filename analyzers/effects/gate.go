@@ -28,6 +28,13 @@ type gateUse struct {
 // coordinates nothing. Errors do not count: `if err != nil { return }`
 // says the statement ran, not that this replica won.
 func (r *Result) gate(call *ast.CallExpr) gateUse {
+	return r.gateOf(call)
+}
+
+// gateOf is gate for any expression whose value is the answer: a call, or
+// a comparison of a raft node's state with the leader constant
+// (leaderstate.go).
+func (r *Result) gateOf(call ast.Expr) gateUse {
 	body := r.enclosingBody(call)
 	if body == nil {
 		return gateUse{}
@@ -37,11 +44,11 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 	mentions := func(e ast.Node) bool {
 		found := false
 		ast.Inspect(e, func(n ast.Node) bool {
+			if n != nil && n == ast.Node(call) {
+				found = true
+				return false
+			}
 			switch n := n.(type) {
-			case *ast.CallExpr:
-				if n == call {
-					found = true
-				}
 			case *ast.Ident:
 				if tainted[info.ObjectOf(n)] {
 					found = true
@@ -200,7 +207,7 @@ func (r *Result) gate(call *ast.CallExpr) gateUse {
 // the answer decides, one gives a result the zero value (nothing claimed)
 // and another gives it a value that is not. The caller then learns from
 // that result whether this replica won, and must check it.
-func (r *Result) answerDecidesResult(body *ast.BlockStmt, call *ast.CallExpr, mentions func(ast.Node) bool) bool {
+func (r *Result) answerDecidesResult(body *ast.BlockStmt, call ast.Expr, mentions func(ast.Node) bool) bool {
 	type region struct{ from, to token.Pos }
 	var regions []region
 	add := func(n ast.Node) {

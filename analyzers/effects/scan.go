@@ -150,6 +150,10 @@ func (r *Result) Scan(node ast.Node) *Scanned {
 			ifs = append(ifs, pendingIf{stmt: n, at: len(out.Events), rest: rests[n]})
 		case *ast.RangeStmt:
 			ranges = append(ranges, n)
+		case *ast.BinaryExpr:
+			if ev, ok := r.leaderStateEvent(n); ok {
+				out.Events = append(out.Events, ev)
+			}
 		case *ast.CallExpr:
 			ev, coordinated := r.event(n)
 			for _, lit := range coordinated {
