@@ -304,6 +304,15 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			lockfacts.FmtDuration(h.ttlDur), h.fix)
 		return
 	}
+	if work != nil && h.isLease() && op.Lease.Concrete {
+		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
+			"%s takes %s with a TTL of %s fixed inside %s and holds it around work of unbounded duration (%s, line %d) without renewing it "+
+				"(no call of its %s, and %s starts no renewal): the lock service expires the lease after %s whether or not the work is done, "+
+				"so another replica takes it and runs the same work at the same time; %s, or take it through a constructor that renews it in the background",
+			lockfacts.ExprText(op.Call.Fun), op.LeaseLabel(), lockfacts.FmtDuration(h.ttlDur), op.Lease.Acquire, what, lockfacts.Line(c.p.Fset, work.Pos()),
+			op.Lease.Renew, op.Lease.Acquire, lockfacts.FmtDuration(h.ttlDur), h.fix)
+		return
+	}
 	if work != nil && h.isLease() {
 		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
 			"%s takes %s with a fixed TTL of %s and holds it around work of unbounded duration (%s, line %d) without ever calling its %s: "+
@@ -370,7 +379,10 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		every := lockfacts.FmtDuration((op.TTL / 3).Truncate(100 * time.Millisecond))
 		h.fix = "call " + h.handle + "." + op.Lease.Renew + "(ctx, ttl) from a goroutine every " + every +
 			" (a third of the TTL) while working and cancel the work when it fails"
-		if op.Lease.Via != "" {
+		if op.Lease.Concrete {
+			h.fix = "call " + h.handle + "." + op.Lease.Renew + " with the TTL from a goroutine every " + every +
+				" (a third of the TTL) while working and cancel the work when it fails"
+		} else if op.Lease.Via != "" {
 			h.fix = "extend it with " + op.Lease.Name + "." + op.Lease.Renew + " (or a wrapper of it) from a goroutine every " + every +
 				" (a third of the TTL) while working and cancel the work when that fails"
 		}
