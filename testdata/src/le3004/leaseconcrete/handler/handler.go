@@ -200,3 +200,43 @@ func (s *Server) AppendReleasedFirst(ctx context.Context, key string) error {
 	}
 	return s.work(ctx)
 }
+
+// AppendPeeked works under a status read, no lease: silent.
+func (s *Server) AppendPeeked(ctx context.Context, key string) error {
+	l := s.locks.Peek(key)
+	if l == nil {
+		return errBusy
+	}
+	return s.work(ctx)
+}
+
+// AppendPaced holds a lease of the configured TTL: not judged.
+func (s *Server) AppendPaced(ctx context.Context, key string) error {
+	l := s.locks.HoldPaced(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	return s.work(ctx)
+}
+
+// AppendDirect holds the lease the constructor asked for itself.
+func (s *Server) AppendDirect(ctx context.Context, key string) error {
+	l := s.locks.HoldDirect(key) // want `s.locks.HoldDirect takes the lockclient.Lease lease l \(through HoldDirect\) with a TTL of 5s fixed inside HoldDirect`
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	return s.work(ctx)
+}
+
+// AppendDirectWaiting is AppendDirect's negative twin: the constant was
+// the wait, silent.
+func (s *Server) AppendDirectWaiting(ctx context.Context, key string) error {
+	l := s.locks.HoldDirectWaiting(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	return s.work(ctx)
+}

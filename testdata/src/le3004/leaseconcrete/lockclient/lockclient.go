@@ -24,8 +24,10 @@ type Lease struct {
 	key       string
 	token     string
 	expiresAt time.Time
-	c         *Client
-	stop      chan struct{}
+	// retryAfter is when a refused caller may ask again
+	retryAfter time.Time
+	c          *Client
+	stop       chan struct{}
 }
 
 // grant sends the acquire (or, with the lease's token, the renewal) for
@@ -179,4 +181,44 @@ func (c *Client) Reserve(key string) *Ticket {
 		return nil
 	}
 	return t
+}
+
+// Peek reads who holds key, cached for 5 s: a status query takes no lease
+// (HoldUntil, which sends the acquire, is its twin).
+func (c *Client) Peek(key string) *Lease {
+	l := &Lease{key: key, c: c, expiresAt: time.Now().Add(5 * time.Second)}
+	resp, err := c.rpc.LockStatus(context.Background(), &lockrpc.UnlockRequest{Key: key})
+	if err != nil {
+		return nil
+	}
+	l.token = resp.Token
+	return l
+}
+
+// HoldPaced asks for the configured TTL and sets when to ask again: that
+// time is no expiry (HoldUntil is its twin).
+func (c *Client) HoldPaced(key string) *Lease {
+	l := &Lease{key: key, c: c, retryAfter: time.Now().Add(3 * time.Second)}
+	if err := l.grant(c.defaultTTL); err != nil {
+		return nil
+	}
+	return l
+}
+
+// HoldDirect sends the acquire itself with the fixed TTL.
+func (c *Client) HoldDirect(key string) *Lease { // want HoldDirect:"lease acquire of lockclient.Lease with a fixed TTL of 5s"
+	resp, err := c.rpc.AcquireLock(context.Background(), &lockrpc.LockRequest{Key: key, TTLSeconds: int64(shortTTL.Seconds())})
+	if err != nil {
+		return nil
+	}
+	return &Lease{key: key, c: c, token: resp.Token}
+}
+
+// HoldDirectWaiting is HoldDirect with the constant as the wait: no TTL.
+func (c *Client) HoldDirectWaiting(key string) *Lease {
+	resp, err := c.rpc.AcquireLock(context.Background(), &lockrpc.LockRequest{Key: key, WaitTimeout: shortTTL.Milliseconds()})
+	if err != nil {
+		return nil
+	}
+	return &Lease{key: key, c: c, token: resp.Token}
 }
