@@ -45,7 +45,22 @@
 //     the handle is: a closure under the lease is judged by whether it
 //     renews, a function of the package by whether it (or one it calls)
 //     renews; the handle passed straight to a callback or another package
-//     keeps it silent.
+//     keeps it silent;
+//   - a project's own lock handle type (a concrete type, not an interface):
+//     an exported constructor returning *T that takes the lease with a TTL
+//     fixed in its body (a constant duration that reaches the lock
+//     service's acquire RPC, a method of another package named with Lock,
+//     Lease, Acquire or Obtain, or time.Now().Add(d) into T's expiry
+//     field), when T has an exported method that sends the acquire again
+//     with its caller's duration (the renewal) and the constructor starts
+//     no goroutine that does. The constructor, the renewal and the
+//     release methods (those sending the service's Unlock or Release) are
+//     facts, so the caller's package judges `l := c.NewShortLock(key);
+//     defer l.Release()` around its work as it judges a lease interface.
+//     A constant that goes into the request's wait or timeout field, or
+//     only into a context deadline, is the time spent trying: silent; so
+//     is a type nothing can renew (its duration may be a wait), and a
+//     status query (LockStatus) takes no lease.
 //
 // A queue's claim of an item is such a lock too: the item becomes claimable
 // by another consumer after a fixed time while the handler runs on it.
