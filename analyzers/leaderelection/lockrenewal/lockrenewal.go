@@ -16,7 +16,7 @@ import (
 )
 
 // Analyzer reports LE3004.
-var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer},
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer, workAnalyzer},
 	FactTypes: []analysis.Fact{new(lockfacts.LeaseWrapper), new(lockfacts.HasLeaseWrappers)}})
 
 type checker struct {
@@ -34,10 +34,15 @@ type checker struct {
 	depth   int                             // calls followed by unbounded
 	ssa     *claimSSA                       // built for queue claims only
 	leaseAt map[*ast.CallExpr]*lockfacts.Op // the calls through a project's lease interface
+	// work: the functions of the module that run unbounded work
+	// (workfact.go); factMode: computing those facts, not judging a lock
+	work     *workResult
+	factMode bool
 }
 
 func run(p *rule.Pass) error {
 	c := &checker{p: p, info: p.TypesInfo, renewers: map[*types.Func]bool{}, scripts: map[types.Object]string{}}
+	c.work, _ = p.ResultOf[workAnalyzer].(*workResult)
 	files := p.Files()
 	// a project's lease interface needs no known import; its wrappers are
 	// what importers see of this package

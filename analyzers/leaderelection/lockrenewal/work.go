@@ -91,6 +91,9 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 			if what, ok := c.calleeUnbounded(obj, h); ok {
 				return "a call of " + lockfacts.ExprText(x.Fun) + ", which runs " + what, true
 			}
+			if w := c.crossWork(obj, h); w != nil {
+				return "a call of " + lockfacts.ExprText(x.Fun) + ", which runs " + w.What + " (in " + w.In + ")", true
+			}
 		}
 	}
 	return "", false
