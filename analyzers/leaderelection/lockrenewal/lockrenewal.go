@@ -38,6 +38,7 @@ type checker struct {
 	// (workfact.go); factMode: computing those facts, not judging a lock
 	work     *workResult
 	factMode bool
+	module   string // in factMode, the module's path
 }
 
 func run(p *rule.Pass) error {

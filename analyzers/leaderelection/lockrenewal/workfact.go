@@ -95,7 +95,7 @@ func runWork(pass *analysis.Pass) (any, error) {
 			return true
 		})
 	}
-	c := &checker{p: &rule.Pass{Pass: pass}, info: pass.TypesInfo, decls: map[*types.Func]*ast.FuncDecl{}, work: res, factMode: true}
+	c := &checker{p: &rule.Pass{Pass: pass}, info: pass.TypesInfo, decls: map[*types.Func]*ast.FuncDecl{}, work: res, factMode: true, module: mod}
 	// unbounded follows no call of the package itself here (depth): the
 	// walk below does, to any depth
 	c.depth = 1
@@ -195,9 +195,15 @@ func funcLabel(fn *types.Func) string {
 
 // crossWork returns the fact of fn, a function of another package of the
 // module, when the lock h is one it is consulted for (doc.go).
-func (c *checker) crossWork(fn *types.Func, h *held) *UnboundedWork {
+func (c *checker) crossWork(call *ast.CallExpr, fn *types.Func, h *held) *UnboundedWork {
 	if c.work == nil || fn.Pkg() == nil || fn.Pkg() == c.p.Pkg || !c.factMode && !crossPackageKind(h) {
 		return nil
+	}
+	if c.leaseAt[call] != nil {
+		return nil // the lease's own release or renewal
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && h.handle != "" && lockfacts.ExprText(sel.X) == h.handle {
+		return nil // a method of the handle: what it does is the lease's
 	}
 	return c.work.of(fn)
 }

@@ -19,7 +19,7 @@ type Stored struct {
 
 // AppendStored holds the 5 s lease around an upload of every chunk.
 func (s *Stored) AppendStored(ctx context.Context, key string, chunks [][]byte) error {
-	l := s.locks.Hold(key) // want `s.locks.Hold takes the lockclient.Lease lease l \(through Hold\) with a TTL of 5s fixed inside Hold and holds it around work of unbounded duration \(a call of s.store.SaveAll, which runs a call of s.saveChunks, which runs a loop over chunks calling s.put \(in store.Store.saveChunks\), line \d+\)`
+	l := s.locks.Hold(key) // want `s.locks.Hold takes the lockclient.Lease lease l \(through Hold\) with a TTL of 5s fixed inside Hold and holds it around work of unbounded duration \(a call of s.store.SaveAll, which runs a call of s.saveChunks, which runs a loop over chunks calling http.NewRequestWithContext \(in store.Store.saveChunks\), line \d+\)`
 	if l == nil {
 		return errBusy
 	}
@@ -100,4 +100,18 @@ func (s *Stored) AppendElsewhere(ctx context.Context, key string, chunks [][]byt
 	}
 	defer l.Release()
 	return put.PutAll(ctx, s.hc, "http://volume/", chunks)
+}
+
+// AppendAllowed checks the store's filters under the lease: silent
+// (AppendStored is its twin).
+func (s *Stored) AppendAllowed(ctx context.Context, key string) error {
+	l := s.locks.Hold(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	if !s.store.Allowed(key) {
+		return errBusy
+	}
+	return nil
 }

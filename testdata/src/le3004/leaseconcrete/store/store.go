@@ -12,8 +12,9 @@ import (
 )
 
 type Store struct {
-	c   *http.Client
-	url string
+	c       *http.Client
+	url     string
+	filters []string
 }
 
 // SaveAll uploads every chunk (through saveChunks: the package's own
@@ -27,9 +28,15 @@ func (s *Store) SaveAll(ctx context.Context, chunks [][]byte) error {
 
 func (s *Store) saveChunks(ctx context.Context, chunks [][]byte) error {
 	for _, b := range chunks {
-		if err := s.put(ctx, b); err != nil {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, s.url, bytes.NewReader(b))
+		if err != nil {
 			return err
 		}
+		resp, err := s.c.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
 	}
 	return nil
 }
@@ -84,4 +91,20 @@ func (s *Store) Settle() {
 // SettleFor waits as long as the caller says.
 func (s *Store) SettleFor(d time.Duration) {
 	time.Sleep(d)
+}
+
+// Allowed matches name against the store's filters with a helper of the
+// package: a loop of the module's own code that is itself bounded counts
+// as nothing (SaveAll, whose loop sends requests, is its twin).
+func (s *Store) Allowed(name string) bool {
+	for _, f := range s.filters {
+		if s.match(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) match(filter, name string) bool {
+	return len(filter) <= len(name) && name[:len(filter)] == filter
 }
