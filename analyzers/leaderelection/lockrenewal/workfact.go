@@ -202,9 +202,6 @@ func (c *checker) crossWork(call *ast.CallExpr, fn *types.Func, h *held) *Unboun
 	if c.leaseAt[call] != nil {
 		return nil // the lease's own release or renewal
 	}
-	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && h.handle != "" && lockfacts.ExprText(sel.X) == h.handle {
-		return nil // a method of the handle: what it does is the lease's
-	}
 	return c.work.of(fn)
 }
 

@@ -2,9 +2,11 @@ package handler
 
 import (
 	"context"
+	"log"
 	"net/http"
 	"time"
 
+	"le3004/leaseconcrete/lockclient"
 	"le3004/leaseconcrete/store"
 	"othermod.example/chunks/put"
 )
@@ -113,5 +115,50 @@ func (s *Stored) AppendAllowed(ctx context.Context, key string) error {
 	if !s.store.Allowed(key) {
 		return errBusy
 	}
+	return nil
+}
+
+// AppendStamped reads the store's clock: silent.
+func (s *Stored) AppendStamped(ctx context.Context, key string) error {
+	l := s.locks.Hold(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	_ = s.store.Stamp()
+	return nil
+}
+
+// AppendNotified is AppendStamped's twin: the store's callback.
+func (s *Stored) AppendNotified(ctx context.Context, key string) error {
+	l := s.locks.Hold(key) // want `holds it around work of unbounded duration \(a call of s.store.Notify, which runs the callback s.onSave \(in store.Store.Notify\)`
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	s.store.Notify(key)
+	return nil
+}
+
+// AppendReleaseLogged releases through a wrapper that runs a callback:
+// the release is no work under the lease, silent.
+func (s *Stored) AppendReleaseLogged(ctx context.Context, key string) error {
+	l := s.locks.Hold(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.ReleaseLogged(log.Printf)
+	return nil
+}
+
+// AppendReported is AppendReleaseLogged's twin: the same callback run by
+// no lease call.
+func (s *Stored) AppendReported(ctx context.Context, key string) error {
+	l := s.locks.Hold(key) // want `holds it around work of unbounded duration \(a call of lockclient.Report, which runs the callback logf \(in lockclient.Report\)`
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	lockclient.Report(log.Printf, key)
 	return nil
 }

@@ -222,3 +222,15 @@ func (c *Client) HoldDirectWaiting(key string) *Lease {
 	}
 	return &Lease{key: key, c: c, token: resp.Token}
 }
+
+// ReleaseLogged releases and reports through the caller's logf: a release
+// (by its call of Release) that also runs a callback.
+func (l *Lease) ReleaseLogged(logf func(string, ...any)) error { // want ReleaseLogged:"lease unlock via lockclient.Lease.Release"
+	logf("releasing %s", l.key)
+	return l.Release()
+}
+
+// Report runs the caller's logf: ReleaseLogged's twin, no lease call.
+func Report(logf func(string, ...any), key string) {
+	logf("holding %s", key)
+}
