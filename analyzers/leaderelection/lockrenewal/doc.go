@@ -96,6 +96,27 @@
 // `err != nil` branch is not part of it. The unbounded work may be one call
 // away, in a function of the package (return s.drain(ctx)).
 //
+// Under a project's own lease (a lease interface or a concrete lease
+// handle) it may also be in another package of the same module, at any
+// depth: a handler calling its store, whose helper loops over the chunks
+// uploading each. Each function's "runs work of unbounded duration" is a
+// fact (UnboundedWork, computed by workfact.go's analyzer), by the same
+// notion judged without a lock: a loop over input whose body does I/O, a
+// caller's callback (a parameter or field, not a package's func-valued
+// variable such as timeNow), a sleep of a non-constant duration, a job's
+// Run; bounded are a constant iteration count, a constant sleep, calls
+// under a constant context deadline, and a call of the module's own code
+// in a loop unless that code is itself unbounded. It is transitive through
+// the package's calls and the module's imported facts. Only callees in the
+// module of the package analyzed are consulted (pass.Module's path, or
+// without one the package path's first element, or its first three when
+// that is a host); a library's functions are not. The lease's own calls
+// (its release wrapper) are no work. Other lock kinds (redsync mutexes,
+// redis keys, Obtain, Azure leases) keep the one level inside their own
+// package: on seaweedfs ./weed/..., oauth2-proxy and atlas the facts
+// applied to every kind added no finding the lease-only scope does not,
+// and without evidence for the wider scope precision decides.
+//
 // Renewal anywhere in the function (a goroutine or ticker that extends, a
 // call of a package function that does), or the handle passed to code the
 // analysis cannot see, keeps it silent. Bounded work (a constant number of
