@@ -202,6 +202,9 @@ func (c *checker) crossWork(call *ast.CallExpr, fn *types.Func, h *held) *Unboun
 	if c.leaseAt[call] != nil {
 		return nil // the lease's own release or renewal
 	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && h.handle != "" && lockfacts.ExprText(sel.X) == h.handle {
+		return nil // a method of the handle (a session's Age): the lease's own state
+	}
 	return c.work.of(fn)
 }
 

@@ -162,3 +162,15 @@ func (s *Stored) AppendReported(ctx context.Context, key string) error {
 	lockclient.Report(log.Printf, key)
 	return nil
 }
+
+// AppendDescribed calls a method of the lease handle: the lease's own
+// state, silent (AppendReported is its twin).
+func (s *Stored) AppendDescribed(ctx context.Context, key string) error {
+	l := s.locks.Hold(key)
+	if l == nil {
+		return errBusy
+	}
+	defer l.Release()
+	l.Describe(log.Printf)
+	return nil
+}

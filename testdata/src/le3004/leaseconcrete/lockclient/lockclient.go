@@ -234,3 +234,9 @@ func (l *Lease) ReleaseLogged(logf func(string, ...any)) error { // want Release
 func Report(logf func(string, ...any), key string) {
 	logf("holding %s", key)
 }
+
+// Describe hands the lease's key to the caller's logf: a method of the
+// handle, no lease call (Report is its twin).
+func (l *Lease) Describe(logf func(string, ...any)) {
+	logf("lease %s", l.key)
+}
