@@ -37,6 +37,9 @@ type LeaseIface struct {
 	// Via is the wrapper called, when the call is not the interface's own
 	// method ("ObtainLock").
 	Via string
+	// Concrete: Name is a project's lock handle type, not an interface,
+	// and Acquire its constructor that fixes the TTL (leaseconcrete.go).
+	Concrete bool
 }
 
 // LeaseWrapper is the fact that a function or method forwards to a
@@ -49,13 +52,20 @@ type LeaseWrapper struct {
 	// Handle is the index of the parameter that holds the lease, for a
 	// function; -1 for a method, whose receiver holds it.
 	Handle int
-	Iface  LeaseIface
+	// Result: the lease is the function's result (a constructor of a
+	// concrete lease type), and FixedTTL the TTL its body fixes.
+	Result   bool
+	FixedTTL time.Duration
+	Iface    LeaseIface
 }
 
 // AFact marks LeaseWrapper as an analysis fact.
 func (*LeaseWrapper) AFact() {}
 
 func (w *LeaseWrapper) String() string {
+	if w.Result {
+		return "lease acquire of " + w.Iface.Name + " with a fixed TTL of " + FmtDuration(w.FixedTTL)
+	}
 	return "lease " + string(w.Role) + " via " + w.Iface.Name + "." + w.method()
 }
 
@@ -204,7 +214,11 @@ func LeaseOp(info *types.Info, shapes *LeaseShapes, wrapper func(*types.Func) *L
 	}
 	op.Lease = &l
 	op.API = &signals.API{Pkg: pkgPath(fn), Name: fn.Name(), Kind: LeaseKind}
-	if w.Handle >= 0 {
+	if w.Result {
+		// the handle is what the call's result is assigned to: the
+		// caller knows the statement
+		op.TTLKnown, op.TTL = true, w.FixedTTL
+	} else if w.Handle >= 0 {
 		if w.Handle < len(call.Args) {
 			op.Recv = call.Args[w.Handle]
 		}

@@ -45,7 +45,22 @@
 //     the handle is: a closure under the lease is judged by whether it
 //     renews, a function of the package by whether it (or one it calls)
 //     renews; the handle passed straight to a callback or another package
-//     keeps it silent.
+//     keeps it silent;
+//   - a project's own lock handle type (a concrete type, not an interface):
+//     an exported constructor returning *T that takes the lease with a TTL
+//     fixed in its body (a constant duration that reaches the lock
+//     service's acquire RPC, a method of another package named with Lock,
+//     Lease, Acquire or Obtain, or time.Now().Add(d) into T's expiry
+//     field), when T has an exported method that sends the acquire again
+//     with its caller's duration (the renewal) and the constructor starts
+//     no goroutine that does. The constructor, the renewal and the
+//     release methods (those sending the service's Unlock or Release) are
+//     facts, so the caller's package judges `l := c.NewShortLock(key);
+//     defer l.Release()` around its work as it judges a lease interface.
+//     A constant that goes into the request's wait or timeout field, or
+//     only into a context deadline, is the time spent trying: silent; so
+//     is a type nothing can renew (its duration may be a wait), and a
+//     status query (LockStatus) takes no lease.
 //
 // A queue's claim of an item is such a lock too: the item becomes claimable
 // by another consumer after a fixed time while the handler runs on it.
@@ -80,6 +95,27 @@
 // release that is not deferred, or the end of the function; the acquire's
 // `err != nil` branch is not part of it. The unbounded work may be one call
 // away, in a function of the package (return s.drain(ctx)).
+//
+// Under a project's own lease (a lease interface or a concrete lease
+// handle) it may also be in another package of the same module, at any
+// depth: a handler calling its store, whose helper loops over the chunks
+// uploading each. Each function's "runs work of unbounded duration" is a
+// fact (UnboundedWork, computed by workfact.go's analyzer), by the same
+// notion judged without a lock: a loop over input whose body does I/O, a
+// caller's callback (a parameter or field, not a package's func-valued
+// variable such as timeNow), a sleep of a non-constant duration, a job's
+// Run; bounded are a constant iteration count, a constant sleep, calls
+// under a constant context deadline, and a call of the module's own code
+// in a loop unless that code is itself unbounded. It is transitive through
+// the package's calls and the module's imported facts. Only callees in the
+// module of the package analyzed are consulted (pass.Module's path, or
+// without one the package path's first element, or its first three when
+// that is a host); a library's functions are not. The lease's own calls
+// (its release wrapper) are no work. Other lock kinds (redsync mutexes,
+// redis keys, Obtain, Azure leases) keep the one level inside their own
+// package: on seaweedfs ./weed/..., oauth2-proxy and atlas the facts
+// applied to every kind added no finding the lease-only scope does not,
+// and without evidence for the wider scope precision decides.
 //
 // Renewal anywhere in the function (a goroutine or ticker that extends, a
 // call of a package function that does), or the handle passed to code the

@@ -20,7 +20,12 @@ import (
 // left to it.
 func (c *checker) leaseOps(files []*ast.File) map[*ast.FuncDecl][]*lockfacts.Op {
 	shapes := lockfacts.NewLeaseShapes(c.p.Pkg)
-	local := map[*types.Func]*lockfacts.LeaseWrapper{}
+	// a concrete lock handle's constructor, renewal and release
+	// (leaseconcrete.go) are wrappers of the package too
+	local := lockfacts.ConcreteLeases(c.p.Pkg, c.info, files)
+	if local == nil {
+		local = map[*types.Func]*lockfacts.LeaseWrapper{}
+	}
 	hasWrappers := map[*types.Package]bool{}
 	wrapper := func(fn *types.Func) *lockfacts.LeaseWrapper {
 		if w := local[fn]; w != nil {
@@ -74,6 +79,9 @@ func (c *checker) leaseOps(files []*ast.File) map[*ast.FuncDecl][]*lockfacts.Op 
 			var found []*lockfacts.Op
 			for _, call := range calls[fd] {
 				if op := lockfacts.LeaseOp(c.info, shapes, wrapper, call); op != nil && !known(call) {
+					if op.Kind == lockfacts.Acquire && op.Lease.Concrete && op.Recv == nil {
+						op.Recv = assignedExpr(fd.Body, call)
+					}
 					found = append(found, op)
 				}
 			}
@@ -100,6 +108,31 @@ func (c *checker) leaseOps(files []*ast.File) map[*ast.FuncDecl][]*lockfacts.Op 
 		}
 	}
 	return ops
+}
+
+// assignedExpr returns what the call's (first) result is assigned to in
+// body, or nil: the handle a constructor returns.
+func assignedExpr(body *ast.BlockStmt, call *ast.CallExpr) ast.Expr {
+	var out ast.Expr
+	ast.Inspect(body, func(n ast.Node) bool {
+		if out != nil {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			if len(s.Rhs) == 1 && ast.Unparen(s.Rhs[0]) == call && len(s.Lhs) > 0 {
+				if id, ok := s.Lhs[0].(*ast.Ident); !ok || id.Name != "_" {
+					out = s.Lhs[0]
+				}
+			}
+		case *ast.ValueSpec:
+			if len(s.Values) == 1 && ast.Unparen(s.Values[0]) == call && len(s.Names) > 0 && s.Names[0].Name != "_" {
+				out = s.Names[0]
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // mergeOps adds each function's lease operations to its ops, in source

@@ -16,7 +16,7 @@ import (
 )
 
 // Analyzer reports LE3004.
-var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer},
+var Analyzer = rule.New(rule.Spec{ID: "LE3004", Run: run, Requires: []*analysis.Analyzer{effects.Analyzer, expiryfilelocks.Analyzer, workAnalyzer},
 	FactTypes: []analysis.Fact{new(lockfacts.LeaseWrapper), new(lockfacts.HasLeaseWrappers)}})
 
 type checker struct {
@@ -34,10 +34,16 @@ type checker struct {
 	depth   int                             // calls followed by unbounded
 	ssa     *claimSSA                       // built for queue claims only
 	leaseAt map[*ast.CallExpr]*lockfacts.Op // the calls through a project's lease interface
+	// work: the functions of the module that run unbounded work
+	// (workfact.go); factMode: computing those facts, not judging a lock
+	work     *workResult
+	factMode bool
+	module   string // in factMode, the module's path
 }
 
 func run(p *rule.Pass) error {
 	c := &checker{p: p, info: p.TypesInfo, renewers: map[*types.Func]bool{}, scripts: map[types.Object]string{}}
+	c.work, _ = p.ResultOf[workAnalyzer].(*workResult)
 	files := p.Files()
 	// a project's lease interface needs no known import; its wrappers are
 	// what importers see of this package
@@ -304,6 +310,15 @@ func (c *checker) check(f *lockfacts.Func, op *lockfacts.Op) {
 			lockfacts.FmtDuration(h.ttlDur), h.fix)
 		return
 	}
+	if work != nil && h.isLease() && op.Lease.Concrete {
+		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
+			"%s takes %s with a TTL of %s fixed inside %s and holds it around work of unbounded duration (%s, line %d) without renewing it "+
+				"(no call of its %s, and %s starts no renewal): the lock service expires the lease after %s whether or not the work is done, "+
+				"so another replica takes it and runs the same work at the same time; %s, or take it through a constructor that renews it in the background",
+			lockfacts.ExprText(op.Call.Fun), op.LeaseLabel(), lockfacts.FmtDuration(h.ttlDur), op.Lease.Acquire, what, lockfacts.Line(c.p.Fset, work.Pos()),
+			op.Lease.Renew, op.Lease.Acquire, lockfacts.FmtDuration(h.ttlDur), h.fix)
+		return
+	}
 	if work != nil && h.isLease() {
 		c.p.Reportf(op.Call, []analysis.RelatedInformation{rule.Related(work, "work of unbounded duration under the lease: %s", what)},
 			"%s takes %s with a fixed TTL of %s and holds it around work of unbounded duration (%s, line %d) without ever calling its %s: "+
@@ -370,7 +385,10 @@ func (c *checker) heldLock(f *lockfacts.Func, op *lockfacts.Op) *held {
 		every := lockfacts.FmtDuration((op.TTL / 3).Truncate(100 * time.Millisecond))
 		h.fix = "call " + h.handle + "." + op.Lease.Renew + "(ctx, ttl) from a goroutine every " + every +
 			" (a third of the TTL) while working and cancel the work when it fails"
-		if op.Lease.Via != "" {
+		if op.Lease.Concrete {
+			h.fix = "call " + h.handle + "." + op.Lease.Renew + " with the TTL from a goroutine every " + every +
+				" (a third of the TTL) while working and cancel the work when it fails"
+		} else if op.Lease.Via != "" {
 			h.fix = "extend it with " + op.Lease.Name + "." + op.Lease.Renew + " (or a wrapper of it) from a goroutine every " + every +
 				" (a third of the TTL) while working and cancel the work when that fails"
 		}

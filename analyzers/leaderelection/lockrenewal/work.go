@@ -65,6 +65,9 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 			if namedOf(obj.Type()) == "context.CancelFunc" {
 				return "", false
 			}
+			if c.factMode && obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope() {
+				return "", false // a package's hook (timeNow = time.Now), not its caller's callback
+			}
 			if _, ok := obj.Type().Underlying().(*types.Signature); ok {
 				return "the callback " + lockfacts.ExprText(x.Fun), true
 			}
@@ -90,6 +93,9 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 			}
 			if what, ok := c.calleeUnbounded(obj, h); ok {
 				return "a call of " + lockfacts.ExprText(x.Fun) + ", which runs " + what, true
+			}
+			if w := c.crossWork(x, obj, h); w != nil {
+				return "a call of " + lockfacts.ExprText(x.Fun) + ", which runs " + w.What + " (in " + w.In + ")", true
 			}
 		}
 	}
@@ -172,6 +178,11 @@ func (c *checker) blockingCall(body *ast.BlockStmt) *ast.CallExpr {
 				return true
 			}
 			path := obj.Pkg().Path()
+			if c.factMode && inModule(path, c.module) {
+				// the module's own code counts where it is itself
+				// unbounded (the facts' walk), not for being called
+				return true
+			}
 			if !isStd(path, c.p.Pkg.Path()) {
 				found = call
 				return false
