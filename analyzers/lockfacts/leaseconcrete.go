@@ -208,28 +208,10 @@ func (s *concreteScan) flow() {
 // mentionedAsTTL reports whether one of args uses v, other than as the
 // value of a field named like a wait (WaitSeconds, Timeout, Deadline).
 func (s *concreteScan) mentionedAsTTL(args []ast.Expr, v types.Object) bool {
-	found := false
-	for _, a := range args {
-		ast.Inspect(a, func(n ast.Node) bool {
-			if found {
-				return false
-			}
-			switch x := n.(type) {
-			case *ast.KeyValueExpr:
-				if id, ok := x.Key.(*ast.Ident); ok && waitName(id.Name) {
-					return false
-				}
-			case *ast.FuncLit:
-				return false
-			case *ast.Ident:
-				if s.info.Uses[x] == v {
-					found = true
-				}
-			}
-			return true
-		})
-	}
-	return found
+	return inspectTTLArgs(args, func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && s.info.Uses[id] == v
+	})
 }
 
 // constTTL reports the constant time.Duration one of args carries as a TTL
@@ -237,10 +219,26 @@ func (s *concreteScan) mentionedAsTTL(args []ast.Expr, v types.Object) bool {
 // is not a wait).
 func (s *concreteScan) constTTL(args []ast.Expr) (time.Duration, bool) {
 	var d time.Duration
-	found := false
+	found := inspectTTLArgs(args, func(e ast.Expr) bool {
+		if t := s.info.TypeOf(e); t != nil && isDuration(t) {
+			if v, ok := IntConst(s.info, e); ok && v > 0 {
+				d = time.Duration(v)
+				return true
+			}
+		}
+		return false
+	})
+	return d, found
+}
+
+// inspectTTLArgs visits the expressions of args that can carry a TTL (not
+// the values of fields named like a wait, not function literals) until
+// found returns true, and reports whether it did.
+func inspectTTLArgs(args []ast.Expr, found func(ast.Expr) bool) bool {
+	done := false
 	for _, a := range args {
 		ast.Inspect(a, func(n ast.Node) bool {
-			if found {
+			if done {
 				return false
 			}
 			switch x := n.(type) {
@@ -251,17 +249,15 @@ func (s *concreteScan) constTTL(args []ast.Expr) (time.Duration, bool) {
 			case *ast.FuncLit:
 				return false
 			case ast.Expr:
-				if t := s.info.TypeOf(x); t != nil && isDuration(t) {
-					if v, ok := IntConst(s.info, x); ok && v > 0 {
-						d, found = time.Duration(v), true
-						return false
-					}
+				if found(x) {
+					done = true
+					return false
 				}
 			}
 			return true
 		})
 	}
-	return d, found
+	return done
 }
 
 // fixedTTL returns the constant TTL fd takes its lease with: a constant
