@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/analyzers/settings"
@@ -70,6 +71,11 @@ func runWork(pass *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	res := &workResult{funcs: map[*types.Func]*UnboundedWork{}}
+	if len(pass.Files) == 0 || effects.InGOROOT(pass.Fset.File(pass.Files[0].Pos()).Name()) {
+		// The standard library carries no facts: the vet driver gives its
+		// importers only its declarations (effects.InGOROOT).
+		return res, nil
+	}
 	files := rule.ReadFiles(pass.Fset, pass.Files, pass.Pkg.Path(), conf.Config)
 	mod := modulePath(pass)
 	// the facts of the module's functions this package calls
