@@ -96,7 +96,7 @@ func (c *checker) mayHoldFlagLease(local map[*types.Func]*FlagLease) bool {
 		}
 		res := fn.Type().(*types.Signature).Results()
 		for i := 0; i < res.Len(); i++ {
-			n := typeNamed(res.At(i).Type())
+			n := namedOf(res.At(i).Type())
 			if n == nil || seen[n] || n.Obj().Pkg() == nil || n.Obj().Pkg() == c.p.Pkg {
 				continue
 			}
@@ -362,7 +362,7 @@ func (h *flagHolders) isSignal(cc *ssa.CallCommon, lease *FlagLease) bool {
 		return true
 	}
 	sig := fn.Type().(*types.Signature)
-	n := typeNamed(sig.Recv().Type())
+	n := namedOf(sig.Recv().Type())
 	return n != nil && n.Obj().Pkg() != nil && n.Obj().Pkg().Path()+"."+n.Obj().Name() == lease.Lock
 }
 

@@ -5,6 +5,8 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -184,7 +186,7 @@ func (c *checker) flagLease(acquire *types.Func, body *ssa.Function, funcs []*ss
 			Lock:    lock.Obj().Pkg().Path() + "." + lock.Obj().Name(),
 			Signals: signals,
 			Recv:    recv,
-			At:      shortFile(pos.Filename) + ":" + itoa(pos.Line),
+			At:      filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line),
 			Flag:    field.Name(),
 		}
 	}
@@ -429,7 +431,7 @@ func signalMethods(lock *types.Named, field *types.Var, funcs []*ssa.Function) [
 		if obj == nil || fn.Signature.Recv() == nil || fn.Signature.Results().Len() != 1 {
 			continue
 		}
-		if n := typeNamed(fn.Signature.Recv().Type()); n == nil || n.Origin() != lock.Origin() {
+		if n := namedOf(fn.Signature.Recv().Type()); n == nil || n.Origin() != lock.Origin() {
 			continue
 		}
 		res := fn.Signature.Results().At(0).Type().Underlying()
@@ -443,14 +445,6 @@ func signalMethods(lock *types.Named, field *types.Var, funcs []*ssa.Function) [
 		}
 	}
 	return out
-}
-
-func typeNamed(t types.Type) *types.Named {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, _ := types.Unalias(t).(*types.Named)
-	return n
 }
 
 // readsField: fn loads the field, or hands its address to a Load.
@@ -476,18 +470,4 @@ func readsField(fn *ssa.Function, field *types.Var, lock *types.Named) bool {
 		}
 	}
 	return false
-}
-
-func shortFile(name string) string { return name[strings.LastIndex(name, "/")+1:] }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
