@@ -130,7 +130,7 @@ type concreteScan struct {
 // release).
 func (s *concreteScan) rpcRole(fn *types.Func) Kind {
 	sig, _ := fn.Type().(*types.Signature)
-	if sig == nil || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg() == s.pkg || stdPath(fn.Pkg().Path(), s.pkg.Path()) {
+	if sig == nil || sig.Recv() == nil || fn.Pkg() == nil || fn.Pkg() == s.pkg || StdPath(fn.Pkg().Path(), s.pkg.Path()) {
 		return ""
 	}
 	words := camelWords(fn.Name())
@@ -447,9 +447,10 @@ func capitalize(w string) string {
 	return strings.ToUpper(w[:1]) + w[1:]
 }
 
-// stdPath: a standard library path (no dot in its first element), unless
-// it shares its first element with self (a module path without a dot).
-func stdPath(path, self string) bool {
+// StdPath reports whether path looks like a standard library package: no
+// dot in its first element, unless it shares that element with self (the
+// package analyzed, in a module path without a dot).
+func StdPath(path, self string) bool {
 	first, _, _ := strings.Cut(path, "/")
 	mine, _, _ := strings.Cut(self, "/")
 	return !strings.Contains(first, ".") && first != mine

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 )
 
 // This file follows a claimed queue item through the package in SSA form,
@@ -201,7 +202,7 @@ func (t *itemTracer) call(in ssa.CallInstruction, v ssa.Value) {
 	}
 	if common.IsInvoke() {
 		m := common.Method
-		if asArg && handlerMethod(m.Name()) && m.Pkg() != nil && !isStd(m.Pkg().Path(), t.c.p.Pkg.Path()) {
+		if asArg && handlerMethod(m.Name()) && m.Pkg() != nil && !lockfacts.StdPath(m.Pkg().Path(), t.c.p.Pkg.Path()) {
 			t.work(common.Pos(), "the handler "+m.Name()+" called with it")
 			return
 		}

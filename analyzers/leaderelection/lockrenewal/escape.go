@@ -100,14 +100,6 @@ func canRenew(t types.Type) bool {
 	return false
 }
 
-// isStd reports whether path looks like a standard library package: no dot
-// in its first element, and not in the module of the package analyzed.
-func isStd(path, self string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	mine, _, _ := strings.Cut(self, "/")
-	return !strings.Contains(first, ".") && first != mine
-}
-
 // checkLeaseEscape reports a lock function that acquires a fixed Azure
 // lease and returns holding it (its success return, with no release on the
 // way and none deferred) when nothing in the package renews a lease: the

@@ -537,7 +537,7 @@ func (c *checker) callRenews(call *ast.CallExpr, h *held) bool {
 	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && lockfacts.ExprText(sel.X) == h.handle {
 		return false // the handle's own methods (Unlock, Valid, TTL)
 	}
-	if fn != nil && fn.Pkg() != nil && isStd(fn.Pkg().Path(), c.p.Pkg.Path()) {
+	if fn != nil && fn.Pkg() != nil && lockfacts.StdPath(fn.Pkg().Path(), c.p.Pkg.Path()) {
 		return false
 	}
 	for _, a := range call.Args {

@@ -74,7 +74,7 @@ func (c *checker) unbounded(n ast.Node, h *held) (string, bool) {
 		case *types.Func:
 			sig := obj.Type().(*types.Signature)
 			if sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) && workMethods[obj.Name()] &&
-				obj.Pkg() != nil && !isStd(obj.Pkg().Path(), c.p.Pkg.Path()) {
+				obj.Pkg() != nil && !lockfacts.StdPath(obj.Pkg().Path(), c.p.Pkg.Path()) {
 				return "the job " + lockfacts.ExprText(x.Fun) + ", whose duration the caller decides", true
 			}
 			if obj.Pkg() != nil && obj.Pkg().Path() == "time" && obj.Name() == "Sleep" && len(x.Args) == 1 {
@@ -183,7 +183,7 @@ func (c *checker) blockingCall(body *ast.BlockStmt) *ast.CallExpr {
 				// unbounded (the facts' walk), not for being called
 				return true
 			}
-			if !isStd(path, c.p.Pkg.Path()) {
+			if !lockfacts.StdPath(path, c.p.Pkg.Path()) {
 				found = call
 				return false
 			}

@@ -213,7 +213,7 @@ func discardedLock(p *rule.Pass, fd *ast.FuncDecl, locking map[*types.Func]bool)
 			return true
 		}
 		fn := lockfacts.Callee(info, call)
-		if fn == nil || fn.Pkg() == nil || isStd(fn.Pkg().Path(), p.Pkg.Path()) {
+		if fn == nil || fn.Pkg() == nil || lockfacts.StdPath(fn.Pkg().Path(), p.Pkg.Path()) {
 			return true
 		}
 		sig := fn.Type().(*types.Signature)
@@ -301,14 +301,6 @@ func isContext(t types.Type) bool {
 func isBool(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Kind() == types.Bool
-}
-
-// isStd reports whether path looks like a standard library package: no dot
-// in its first element, and not in the module of the package analyzed.
-func isStd(path, self string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	mine, _, _ := strings.Cut(self, "/")
-	return !strings.Contains(first, ".") && first != mine
 }
 
 // leaseBreaks reports an Azure Blob lease released with BreakLease by the
