@@ -76,6 +76,15 @@ func runWork(pass *analysis.Pass) (any, error) {
 		// importers only its declarations (effects.InGOROOT).
 		return res, nil
 	}
+	if pass.Module != nil && pass.Module.Version != "" {
+		// A module required at a version (from the module cache): LE3004
+		// consults these facts only for callees in the module of the
+		// package it reports on, and it reports on the packages of the
+		// module being worked on, whose version is empty (the main module,
+		// a workspace or replaced directory), so walking every function of
+		// every required module computes facts nothing reads.
+		return res, nil
+	}
 	files := rule.ReadFiles(pass.Fset, pass.Files, pass.Pkg.Path(), conf.Config)
 	mod := modulePath(pass)
 	// the facts of the module's functions this package calls
