@@ -40,6 +40,9 @@ type ProjectLockOptions struct {
 	// Documents adds locks kept as documents of a document store
 	// (doclock.go).
 	Documents bool
+	// Carried holds the rows functions of other packages write (RowFact),
+	// by function: a call of one in an acquire or release writes them.
+	Carried map[*types.Func]*RowFact
 }
 
 // ProjectLocksWith finds the project's own locks among the package's
@@ -70,6 +73,7 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 			return r
 		}
 		r := RowOps(info, kb, fold, docs != nil, fd.Body, fd.Body)
+		r = append(r, carriedRows(info, opts.Carried, fd.Body)...)
 		for _, op := range r {
 			if op.Doc {
 				docs.judge(op)
@@ -123,6 +127,26 @@ func ProjectLocksWith(info *types.Info, kb *signals.Knowledge, files []*ast.File
 			}
 		}
 	}
+	return out
+}
+
+// carriedRows returns the rows written by the calls in body of functions
+// of other packages that carry a RowFact, each at its call.
+func carriedRows(info *types.Info, carried map[*types.Func]*RowFact, body *ast.BlockStmt) []*RowOp {
+	if len(carried) == 0 {
+		return nil
+	}
+	var out []*RowOp
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if fn := Callee(info, call); fn != nil {
+				if f := carried[fn.Origin()]; f != nil {
+					out = append(out, f.RowOpsAt(call, fn)...)
+				}
+			}
+		}
+		return true
+	})
 	return out
 }
 

@@ -78,6 +78,8 @@ func RowOps(info *types.Info, kb *signals.Knowledge, fold Folder, docs bool, bod
 			op = sqlRow(info, fold, body, api, call)
 		case api.Kind == "orm-exec" || api.Kind == "orm-create" || api.Kind == "orm-destroy":
 			op = ormRow(info, kb, call)
+		case api.Kind == "upper-exec":
+			op = upperRow(info, kb, call)
 		case docs && (api.Kind == "doc-insert" || api.Kind == "doc-delete"):
 			op = docRow(info, kb, body, api, call)
 		}

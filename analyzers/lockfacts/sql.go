@@ -170,11 +170,16 @@ func LockTableName(table string) bool {
 	return false
 }
 
+// ownerColumn: a column naming the instance that holds the row. A
+// controller column is one: in a lock or holder row it names the
+// controller (the replica of a controller service) that wrote it, as a
+// node or instance column does.
 func ownerColumn(w string) bool {
 	switch w {
 	case "owner", "owner_id", "holder", "holder_id", "holder_identity", "locked_by", "lock_holder",
 		"lock_owner", "leader", "leader_id", "acquired_by", "instance_id", "node_id", "worker_id",
-		"hostname", "host", "instance", "node", "client_id", "owner_name", "lockedby", "lock_by":
+		"hostname", "host", "instance", "node", "client_id", "owner_name", "lockedby", "lock_by",
+		"controller", "controller_id", "controller_name":
 		return true
 	}
 	return false

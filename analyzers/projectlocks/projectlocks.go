@@ -8,6 +8,7 @@
 package projectlocks
 
 import (
+	"go/types"
 	"reflect"
 	"sync"
 
@@ -28,6 +29,7 @@ var Analyzer = &analysis.Analyzer{
 	Run:        run,
 	Requires:   []*analysis.Analyzer{settings.Analyzer, effects.Analyzer},
 	ResultType: reflect.TypeOf((*Result)(nil)),
+	FactTypes:  []analysis.Fact{new(lockfacts.RowFact)},
 }
 
 // Result holds the package's project locks, computed once.
@@ -37,10 +39,13 @@ type Result struct {
 	once  sync.Once // the two rules may run at once on one package
 	locks []*lockfacts.ProjectLock
 	err   error
+	// carried: the rows the functions of other packages this package calls
+	// write (rowfacts.go), imported while the pass runs
+	carried map[*types.Func]*lockfacts.RowFact
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	r := &Result{pass: pass}
+	r := &Result{pass: pass, carried: exportFacts(pass)}
 	if eff, ok := pass.ResultOf[effects.Analyzer].(*effects.Result); ok && eff != nil {
 		r.fold = eff
 	}
@@ -60,10 +65,17 @@ func (r *Result) Locks() ([]*lockfacts.ProjectLock, error) {
 		}
 		files := rule.ReadFiles(r.pass.Fset, r.pass.Files, r.pass.Pkg.Path(), conf.Config)
 		r.locks = lockfacts.ProjectLocksWith(r.pass.TypesInfo, conf.Knowledge, files,
-			lockfacts.ProjectLockOptions{Fold: r.fold, Documents: true})
+			lockfacts.ProjectLockOptions{Fold: r.fold, Documents: true, Carried: r.carried})
 		r.pass, r.fold = nil, nil // the pass is not kept alive by the checker's results
 	})
 	return r.locks, r.err
+}
+
+// Carries reports whether the package calls functions of other packages
+// that write lock rows (a rule that reads project locks runs although the
+// package imports no store itself).
+func Carries(p *rule.Pass) bool {
+	return len(p.ResultOf[Analyzer].(*Result).carried) > 0
 }
 
 // Of returns the package's project locks for a rule pass whose analyzer

@@ -20,8 +20,12 @@
 //   - the Unlock/Release of a lock the project writes itself (a row or
 //     document inserted on a unique key by a Lock/Acquire of the same
 //     type, as LE3001 reads it) that deletes it by key only, in SQL text or
-//     a builder chain (a column bound as bun.Ident counts as named), unless
-//     it reads the owner first or runs only while an in-process flag the
+//     a builder chain (a column bound as bun.Ident counts as named; upper/db
+//     chains and db.Cond conditions included), written in its body or one
+//     call away in another package of the module (a query package's
+//     function, or a method of an interface whose only implementation the
+//     caller can see: reported at that call), unless it reads the owner
+//     first or runs only while an in-process flag the
 //     acquire sets says this instance holds the lock;
 //   - session-level pg_advisory_lock / pg_try_advisory_lock /
 //     pg_advisory_unlock run through a pool (*sql.DB, *pgxpool.Pool,

@@ -43,10 +43,12 @@ func run(p *rule.Pass) error {
 	for _, fd := range lockfacts.Funcs(files) {
 		discardedLock(p, fd, locking)
 	}
-	if p.ImportsKnown() {
+	if p.ImportsKnown() || projectlocks.Carries(p) {
 		if err := projectLocks(p); err != nil {
 			return err
 		}
+	}
+	if p.ImportsKnown() {
 		fileLocks(p)
 		flockRemovals(p)
 		if err := expiryFileLocks(p); err != nil {
