@@ -274,3 +274,32 @@ func (c *conn) KeepCell(key string, other time.Duration) {
 		}
 	}()
 }
+
+// Negative (twin KeepSlowly): the long wait is only the retry while the
+// lease is not held; held, it renews every 2s.
+func (c *conn) KeepWhileHeld(key string, timeout time.Duration) {
+	go func() {
+		held := false
+		for {
+			held = c.send(key, 5*time.Second, timeout) == nil
+			if held {
+				time.Sleep(2 * time.Second)
+			} else {
+				time.Sleep(20 * time.Second)
+			}
+		}
+	}()
+}
+
+// Negative (twin KeepSlowly): the pace while held is not known.
+func (c *conn) KeepAtPace(key string, timeout, every time.Duration) {
+	go func() {
+		for {
+			if c.send(key, 5*time.Second, timeout) == nil {
+				time.Sleep(every)
+			} else {
+				time.Sleep(20 * time.Second)
+			}
+		}
+	}()
+}
