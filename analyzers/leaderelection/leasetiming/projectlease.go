@@ -33,14 +33,21 @@ import (
 // unknown edge may be a clamp to the TTL); the TTL is judged on each of its
 // constant paths. Anything else is unknown and gives no report.
 
-// maxDepth bounds the calls followed from the loop to the RPC.
-const maxDepth = 8
+// maxDepth bounds the calls followed from the loop to the RPC; maxBodies
+// bounds the function bodies walked in one package (the walk is not
+// memoised, as each call binds its own values): past it the rest of the
+// package gives no report.
+const (
+	maxDepth  = 8
+	maxBodies = 20000
+)
 
 type projScan struct {
 	c      *checker
 	pkg    *types.Package
 	fields map[*types.Var]dset // unexported fields of the package stored only constants
 	seen   map[string]bool     // findings already reported, by position and message
+	bodies int                 // function bodies walked so far
 }
 
 // mayRenewProjectLease is the cheap test before the SSA form is asked for
@@ -246,6 +253,9 @@ func (s *projScan) descend(call ssa.CallInstruction, e env, depth int, ttls *[]d
 }
 
 func (s *projScan) body(fn *ssa.Function, e env, depth int, ttls *[]dval) {
+	if s.bodies++; s.bodies > maxBodies {
+		return
+	}
 	for _, b := range fn.Blocks {
 		for _, in := range b.Instrs {
 			switch in := in.(type) {
