@@ -155,6 +155,16 @@ func (s *concreteScan) rpcRole(fn *types.Func) Kind {
 	return ""
 }
 
+// AcquireRPC reports whether fn is a lock service's acquire RPC as the
+// concrete-lease scan recognises it (see rpcRole), seen from package self.
+func AcquireRPC(fn *types.Func, self *types.Package) bool {
+	return (&concreteScan{pkg: self}).rpcRole(fn) == Acquire
+}
+
+// WaitName reports whether a request field named name is the time spent
+// trying (a wait, timeout, deadline), not the lease.
+func WaitName(name string) bool { return waitName(name) }
+
 // flow computes ttlParam, acquires and releases to a fixed point over the
 // package's calls (closures included: an RPC sent from a callback the
 // function passes to a connection helper is its RPC).

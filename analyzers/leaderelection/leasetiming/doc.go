@@ -25,7 +25,18 @@
 //     minimum random delay, 50 ms);
 //   - a Consul session TTL string (LockOptions.SessionTTL, SessionEntry.TTL)
 //     outside the 10s..24h the server accepts;
-//   - this project's elector.Timing literal that Timing.Validate rejects.
+//   - this project's elector.Timing literal that Timing.Validate rejects;
+//   - a project's own lease renewed by a loop in a goroutine that sends a
+//     lock service's acquire RPC (a method of another package named like
+//     DistributedLock or AcquireLease) with the TTL as a duration in the
+//     request, when the context.WithTimeout around that RPC is at least
+//     the TTL (a blocked renewal outlives the lease), or the loop's own
+//     pace (NewTicker, NewTimer, Sleep, After) is. Values are folded
+//     through the package's calls from the loop to the RPC, closure
+//     bindings, phis, and unexported fields only ever stored constants;
+//     the timeout must be constant on every path, the TTL is judged on
+//     each constant path (a TTL defaulted when zero). Reported at the
+//     field, assignment or call holding the timeout or interval.
 //
 // A literal whose timing fields are assigned again in the same function is
 // not judged.

@@ -9,14 +9,16 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
 // Analyzer reports LE4002.
 var Analyzer = rule.New(rule.Spec{
-	ID:  "LE4002",
-	Run: run,
+	ID:       "LE4002",
+	Run:      run,
+	Requires: []*analysis.Analyzer{effects.Analyzer},
 })
 
 // etcd's lease limits: the server raises a TTL below its minimum,
@@ -45,10 +47,14 @@ type checker struct {
 }
 
 func run(p *rule.Pass) error {
+	c := &checker{p: p, info: p.TypesInfo, consts: leadership.NewConsts(p.TypesInfo, p.Pkg, p.Pass.Files)}
+	// a project's own lease needs no known library import
+	if eff, _ := p.Pass.ResultOf[effects.Analyzer].(*effects.Result); eff != nil && c.mayRenewProjectLease() {
+		c.projectLeases(eff.SSAFuncs())
+	}
 	if !p.ImportsKnown() {
 		return nil
 	}
-	c := &checker{p: p, info: p.TypesInfo, consts: leadership.NewConsts(p.TypesInfo, p.Pkg, p.Pass.Files)}
 	for _, f := range p.Files() {
 		c.overridden = nil
 		for _, d := range f.Decls {

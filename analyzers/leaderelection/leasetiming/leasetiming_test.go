@@ -14,5 +14,5 @@ func TestLeaseTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, leasetiming.Analyzer, "le4002")
+	analysistest.Run(t, dir, leasetiming.Analyzer, "le4002", "le4002/project")
 }
