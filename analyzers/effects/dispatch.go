@@ -102,7 +102,11 @@ func (r *Result) resolveTests(call *ast.CallExpr, callee *types.Func, e *Effect)
 // sameArity: the call passes the callee's parameters one for one (not a
 // method expression, whose first argument is the receiver).
 func sameArity(info *types.Info, call *ast.CallExpr, callee *types.Func) bool {
-	at, ok := info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	t := info.TypeOf(call.Fun)
+	if t == nil {
+		return false
+	}
+	at, ok := t.Underlying().(*types.Signature)
 	sig, ok2 := callee.Type().(*types.Signature)
 	return ok && ok2 && at.Params().Len() == sig.Params().Len() && at.Variadic() == sig.Variadic()
 }
