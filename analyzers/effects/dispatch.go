@@ -20,8 +20,9 @@ import (
 
 // ParamTest is one condition on a parameter under which an effect runs:
 // the effect is reached only through a branch taken when the parameter
-// (Norm applied) equals Value (Equal) or differs from it (!Equal). An
-// effect's tests all hold when it runs (a conjunction).
+// (Norm applied) equals Value or one of Also (Equal: a case with several
+// values), or differs from Value (!Equal). An effect's tests all hold
+// when it runs (a conjunction).
 type ParamTest struct {
 	Param int    // 0-based, receiver not counted
 	Value string // the constant: the string itself, or an integer's exact text
@@ -31,6 +32,7 @@ type ParamTest struct {
 	// (strings.EqualFold).
 	Norm  string
 	Equal bool
+	Also  []string // more values, for an Equal test only
 }
 
 // maxTests bounds the tests of one effect. Leaving tests out only widens
@@ -40,28 +42,38 @@ const maxTests = 8
 // eval reports whether the test holds of the constant argument v; known
 // is false when v is of another kind than the test's constant.
 func (t ParamTest) eval(v constant.Value) (holds, known bool) {
-	var eq bool
+	eq, known := t.matches(v, t.Value)
+	for _, w := range t.Also {
+		if !known || eq || !t.Equal {
+			break
+		}
+		eq, _ = t.matches(v, w)
+	}
+	if !known {
+		return false, false
+	}
+	return eq == t.Equal, true
+}
+
+// matches compares the constant argument v with one of the test's values.
+func (t ParamTest) matches(v constant.Value, value string) (eq, known bool) {
 	switch {
 	case t.Int && v.Kind() == constant.Int:
-		eq = v.ExactString() == t.Value
+		return v.ExactString() == value, true
 	case !t.Int && v.Kind() == constant.String:
 		s := constant.StringVal(v)
 		switch t.Norm {
 		case "":
-			eq = s == t.Value
+			return s == value, true
 		case "upper":
-			eq = strings.ToUpper(s) == t.Value
+			return strings.ToUpper(s) == value, true
 		case "lower":
-			eq = strings.ToLower(s) == t.Value
+			return strings.ToLower(s) == value, true
 		case "fold":
-			eq = strings.EqualFold(s, t.Value)
-		default:
-			return false, false
+			return strings.EqualFold(s, value), true
 		}
-	default:
-		return false, false
 	}
-	return eq == t.Equal, true
+	return false, false
 }
 
 // resolveTests reads, at a call of a function whose effect e runs only
@@ -193,19 +205,55 @@ func branchTests(fn *types.Func, block *ssa.BasicBlock) []ParamTest {
 	}
 	var out []ParamTest
 	for b := block; b != nil && len(out) < maxTests; b = b.Idom() {
+		if len(b.Preds) > 1 {
+			if t, ok := caseOfValues(b); ok {
+				out = append(out, t)
+			}
+			continue
+		}
 		if len(b.Preds) != 1 {
 			continue
 		}
-		p := b.Preds[0]
-		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
-		if !ok || p.Succs[0] == p.Succs[1] {
-			continue
-		}
-		if t, ok := comparison(ifi.Cond, b == p.Succs[0]); ok {
+		if t, ok := edgeTest(b.Preds[0], b); ok {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// edgeTest reads the edge from p into b as a test: p ends in an If on a
+// comparison of a parameter with a constant, and only one of its edges
+// leads to b.
+func edgeTest(p, b *ssa.BasicBlock) (ParamTest, bool) {
+	ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+	if !ok || p.Succs[0] == p.Succs[1] {
+		return ParamTest{}, false
+	}
+	return comparison(ifi.Cond, b == p.Succs[0])
+}
+
+// caseOfValues reads a block entered from several branches (the body of
+// `case http.MethodPost, http.MethodPut:`, the then-branch of `m == a ||
+// m == b`) as one test: every edge into it must be taken when the same
+// parameter, normalised the same way, equals a constant; the parameter
+// then equals one of them.
+func caseOfValues(b *ssa.BasicBlock) (ParamTest, bool) {
+	var out ParamTest
+	for i, p := range b.Preds {
+		t, ok := edgeTest(p, b)
+		if !ok || !t.Equal {
+			return ParamTest{}, false // an edge taken on anything else
+		}
+		if i == 0 {
+			out = t
+			continue
+		}
+		if t.Param != out.Param || t.Norm != out.Norm || t.Int != out.Int {
+			return ParamTest{}, false
+		}
+		out.Also = append(out.Also, t.Value)
+	}
+	return out, len(b.Preds) > 1
 }
 
 // comparison reads a branch condition as a test of a parameter: param ==

@@ -26,6 +26,10 @@ func TestParamTestEval(t *testing.T) {
 		{ParamTest{Value: "2", Int: true, Equal: true}, num(2), true, true},
 		{ParamTest{Value: "2", Int: true, Equal: false}, num(2), false, true},
 		{ParamTest{Value: "-1", Int: true, Equal: true}, num(-1), true, true},
+		{ParamTest{Value: "POST", Also: []string{"PUT"}, Equal: true}, str("PUT"), true, true},
+		{ParamTest{Value: "POST", Also: []string{"PUT"}, Equal: true}, str("HEAD"), false, true},
+		{ParamTest{Value: "1", Also: []string{"3"}, Int: true, Equal: true}, num(3), true, true},
+		{ParamTest{Value: "post", Also: []string{"put"}, Norm: "lower", Equal: true}, str("PUT"), true, true},
 		// another kind than the test's constant decides nothing
 		{ParamTest{Value: "2", Int: true, Equal: true}, str("2"), false, false},
 		{ParamTest{Value: "GET", Equal: true}, num(1), false, false},

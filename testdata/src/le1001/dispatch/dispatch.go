@@ -162,3 +162,33 @@ func (p *poller) unknownOp() {
 		p.a.DoOp(7, p.url)
 	}
 }
+
+// Negative: HEAD is no value of the case that posts (and no case at all).
+func (p *poller) headPair() {
+	for range time.Tick(time.Minute) {
+		p.a.DoPair(http.MethodHead, p.url)
+	}
+}
+
+// Positive twin: GET, but forced, posts.
+func (p *poller) forcedGet() {
+	for range time.Tick(time.Minute) { // want `it sends HTTP POST`
+		p.a.DoForced(http.MethodGet, p.url, true)
+	}
+}
+
+// Positive twin: GET of the bulk kind posts.
+func (p *poller) bulkGet() {
+	for range time.Tick(time.Minute) { // want `it sends HTTP POST`
+		p.a.DoKind(http.MethodGet, "bulk", p.url)
+	}
+}
+
+// Positive, a limit: GET, not forced, through the same helper stays
+// reported: force is compared with no constant, so the branch keeps no
+// test.
+func (p *poller) unforcedGet() {
+	for range time.Tick(time.Minute) { // want `it sends HTTP POST`
+		p.a.DoForced(http.MethodGet, p.url, false)
+	}
+}

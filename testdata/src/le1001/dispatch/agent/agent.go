@@ -140,3 +140,21 @@ func (a *Agent) DoOp(op Op, url string) error {
 	}
 	return a.post(url)
 }
+
+// DoForced posts for POST, or for any method when forced: the branch is
+// entered from a comparison of the method and from a test of something
+// else.
+func (a *Agent) DoForced(method, url string, force bool) error {
+	if method == http.MethodPost || force {
+		return a.post(url)
+	}
+	return nil
+}
+
+// DoKind posts for POST or for a bulk kind, whatever the method.
+func (a *Agent) DoKind(method, kind, url string) error {
+	if method == http.MethodPost || kind == "bulk" {
+		return a.post(url)
+	}
+	return nil
+}
