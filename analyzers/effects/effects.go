@@ -53,6 +53,12 @@ type Effect struct {
 	// increment of a value read through the same store): its read and
 	// write calls and their positions; "" for other effects.
 	ReadModifyWrite string
+	// Tests: the effect runs only when these tests of the parameters of
+	// the function it is reached through hold (the branch of a dispatch on
+	// a method or an operation code that reaches it, dispatch.go); a call
+	// that passes constants keeps only the effects of the branches they
+	// select.
+	Tests []ParamTest
 }
 
 // Duplicates reports whether running the effect on every replica is
@@ -330,6 +336,7 @@ func (r *Result) Of(fn *types.Func) *Summary {
 // body, with the current summaries of what it calls.
 func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *Summary {
 	scan := r.Scan(decl.Body)
+	r.addBranchTests(fn, decl, scan)
 	s := scan.Summary(fn)
 	if !s.Gate {
 		s.Answers = r.answers(fn, decl)
@@ -433,6 +440,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if s, ok := r.implementationEffects(fn); ok {
 		for _, e := range s.Effects {
 			// The implementations' parameters are the interface method's.
+			if !r.resolveTests(call, fn, &e) {
+				continue // a branch the constant argument does not select
+			}
 			if len(e.Keys) > 0 {
 				if key := r.ownKey(call, &e); key != "" {
 					r.noteRenewal(&ev, e, key, funcName(fn))
@@ -469,6 +479,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	for _, e := range s.Effects {
 		if e.Via == "" {
 			e.Via = funcName(fn)
+		}
+		if !r.resolveTests(call, fn, &e) {
+			continue // a branch the constant argument does not select
 		}
 		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
 			continue // the statement this call hands on is a read, a claim, per-replica

@@ -24,10 +24,11 @@ import (
 // as type-only packages), but only for the packages that need it: the effects
 // analysis runs on every dependency for its facts and most never ask.
 type flow struct {
-	calls  map[token.Pos][]*ssa.CallCommon // by the call's Lparen
-	values map[*ssa.CallCommon]*ssa.Call   // the call's result, for calls that are values (not go/defer)
-	stores map[any][]ssa.Value             // field (*types.Var) or *ssa.Global -> values stored to it
-	binops map[token.Pos]*ssa.BinOp        // comparisons and other binary operations, by the operator's position
+	calls  map[token.Pos][]*ssa.CallCommon     // by the call's Lparen
+	values map[*ssa.CallCommon]*ssa.Call       // the call's result, for calls that are values (not go/defer)
+	blocks map[*ssa.CallCommon]*ssa.BasicBlock // the block the call is in (dispatch.go)
+	stores map[any][]ssa.Value                 // field (*types.Var) or *ssa.Global -> values stored to it
+	binops map[token.Pos]*ssa.BinOp            // comparisons and other binary operations, by the operator's position
 	funcs  []*ssa.Function
 }
 
@@ -41,7 +42,7 @@ func (r *Result) flow() *flow {
 		r.ssaTrace.note(r.pass.Pkg.Path(), false)
 		return r.ssa
 	}
-	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
+	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, blocks: map[*ssa.CallCommon]*ssa.BasicBlock{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
 	r.ssa = fl
 	r.ssaTrace.note(r.pass.Pkg.Path(), true)
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
@@ -93,6 +94,7 @@ func (r *Result) flow() *flow {
 				case ssa.CallInstruction:
 					c := in.Common()
 					fl.calls[c.Pos()] = append(fl.calls[c.Pos()], c)
+					fl.blocks[c] = in.Block()
 					if v, ok := in.(*ssa.Call); ok {
 						fl.values[c] = v
 					}

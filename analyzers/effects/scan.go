@@ -111,7 +111,9 @@ func (s *Scanned) Summary(fn *types.Func) *Summary {
 	}
 	seen := map[string]bool{}
 	for _, e := range s.Effects() {
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys, e.Extends)
+		// (the tests too: one effect reached by two branches runs under
+		// either's, and keeping one would lose the other)
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%v\x00%v\x00%v", e.Kind, e.Resource, e.API, e.Stmt, e.ReadModifyWrite, e.Keys, e.Extends, e.Tests)
 		if seen[key] || len(sum.Effects) == maxEffects {
 			continue
 		}
