@@ -60,16 +60,23 @@ func (r *Result) OwnBatch(calls []*ast.CallExpr) string {
 		return ""
 	}
 	fl := r.flow()
-	received := false
+	received, judged := false, 0
 	for _, call := range calls {
 		if call == nil {
 			return ""
+		}
+		if fl.spawnsItself(call) {
+			continue // another worker of the same loop: its sends are the ones judged here
 		}
 		w := r.ownBatchCall(fl, call)
 		if w == nil {
 			return ""
 		}
 		received = received || w.received
+		judged++
+	}
+	if judged == 0 {
+		return ""
 	}
 	if !received {
 		return "flushes a buffer that this process's own write path filled: each replica sends its own entries"
@@ -164,6 +171,8 @@ type ownWalk struct {
 	// sink: the flush helper whose payload is judged; a batch literal
 	// may be handed to it (chanbatch.go), to no other call.
 	sink *ssa.Function
+	// objects: ownObjectUses, memoised (ownobject.go); made when needed.
+	objects map[ssa.Value]bool
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -209,6 +218,10 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return w.ownCaptured(capturedCell(x, 0), depth+1)
 			case *ssa.Global:
 				return w.constGlobal(x)
+			case *ssa.IndexAddr:
+				// an element of an own slice (the range over a captured
+				// batch that a drain re-queues)
+				return w.own(x.X, depth+1)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
 					if cell.Heap {
@@ -284,13 +297,17 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return false
 			}
 		}
-		return len(elems) > 0
+		return len(elems) > 0 || emptyArray(v.X.(*ssa.Alloc)) // make([]T, 0): an empty slice to append to
 	case *ssa.Call:
 		if b, ok := v.Call.Value.(*ssa.Builtin); ok {
 			return b.Name() == "append" && w.ownAppend(&v.Call, depth)
 		}
 		if w.ownClockCall(&v.Call, depth) {
 			return true
+		}
+		if w.externalTakes(&v.Call, nil, depth) {
+			// a dependency's buffer or encoder: its uses decide (ownobject.go)
+			return w.ownResult(v, depth)
 		}
 		// A constructor or a transformation of this package: its result
 		// is made from its arguments.
