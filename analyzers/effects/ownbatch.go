@@ -173,6 +173,9 @@ type ownWalk struct {
 	sink *ssa.Function
 	// objects: ownObjectUses, memoised (ownobject.go); made when needed.
 	objects map[ssa.Value]bool
+	// config: when set, a field of any kind counts when every store into
+	// it is own input (configField, ownrefresh.go), memoised here.
+	config map[*types.Var]bool
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -231,6 +234,11 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 						return w.own(cell, depth+1)
 					}
 					return w.ownCell(cell, depth+1)
+				}
+				if w.config != nil {
+					// any field, scalar or not, only when the package
+					// fills it with configuration (ownrefresh.go)
+					return w.configFieldAddr(x, 0)
 				}
 				// A scalar field of a value in memory (a configured
 				// size, a URL): no collection of unknown origin.
