@@ -21,6 +21,9 @@ import (
 //
 //   - there is at least one call that returns an *http.Response (isDo: a
 //     client's Do, an agent's Post), and every such call is a refresh;
+//     every other call leaves nothing outside the process (stayingCall:
+//     io.ReadAll, json.Unmarshal, a log line), so no second request
+//     carries a payload this does not judge;
 //   - every argument of it but the receiver (the agent) is configuration:
 //     constants, scalar fields, a field whose every store in the package
 //     is a parameter of an exported function or a constant (the client's
@@ -94,6 +97,10 @@ func (w *ownWalk) refreshes(fn *ssa.Function, depth int, seen map[*ssa.Function]
 					return 0, false
 				}
 				n += k
+				continue
+			}
+			if !w.stayingCall(ci) {
+				return 0, false // another request (an agent's Notify) whose payload is not judged
 			}
 		}
 	}
@@ -105,6 +112,27 @@ func (w *ownWalk) refreshes(fn *ssa.Function, depth int, seen map[*ssa.Function]
 		n += k
 	}
 	return n, true
+}
+
+// stayingCall: a call that reaches nothing outside the process: a builtin,
+// a function or interface method of a package that touches nothing
+// outside (pureDependency: io.ReadAll, json.Unmarshal, the body's Close),
+// or a side call (a log line).
+func (w *ownWalk) stayingCall(ci ssa.CallInstruction) bool {
+	c := ci.Common()
+	if _, builtin := c.Value.(*ssa.Builtin); builtin {
+		return true
+	}
+	var pkg *types.Package
+	if c.IsInvoke() {
+		pkg = c.Method.Pkg()
+	} else if g := c.StaticCallee(); g != nil && g.Object() != nil {
+		pkg = g.Object().Pkg()
+	}
+	if pkg != nil && pkg != w.r.pass.Pkg && w.pureDependency(pkg) {
+		return true
+	}
+	return sideCall(ci, 0)
 }
 
 // configRequest: every argument of the request call but its receiver is
