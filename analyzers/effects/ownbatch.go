@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -396,51 +395,6 @@ func (w *ownWalk) computesOnlyBody(fn *ssa.Function, depth int) bool {
 		}
 	}
 	return true
-}
-
-// pureDependency: pkg touches nothing outside the process as far as the
-// analysis knows: the clock, or a package the knowledge base does not
-// name, that imports none it names nor a network, file or process API,
-// and whose functions reach no shared state (no Reaches fact).
-func (w *ownWalk) pureDependency(pkg *types.Package) bool {
-	if pkg == nil {
-		return false
-	}
-	if standard(pkg.Path()) {
-		// The knowledge base names sync and time for their locks and
-		// tickers, which stay inside the process.
-		return !outsideAPI(pkg.Path())
-	}
-	if w.r.kb.Knows(pkg.Path()) || w.r.pass.ImportPackageFact(pkg, new(Reaches)) {
-		return false
-	}
-	for _, imp := range pkg.Imports() {
-		// A package that imports os (a helper reading a test file)
-		// still computes: the local disk is no shared state; the network,
-		// other processes and databases are.
-		if imp.Path() != "os" && outsideAPI(imp.Path()) || !standard(imp.Path()) && w.r.kb.Knows(imp.Path()) {
-			return false
-		}
-	}
-	return true
-}
-
-// standard: a path of the standard library (no domain in its first
-// element).
-func standard(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
-}
-
-// outsideAPI: a standard package that reaches the network, files, other
-// processes or a database.
-func outsideAPI(path string) bool {
-	switch {
-	case path == "net" || strings.HasPrefix(path, "net/"), path == "os" || strings.HasPrefix(path, "os/"),
-		path == "database/sql", path == "syscall", path == "io/ioutil", path == "plugin":
-		return true
-	}
-	return false
 }
 
 // selectReceived: the i-th value of a select's tuple (index, recvOk, then
