@@ -119,6 +119,9 @@ func (w *ownWalk) sinkArgument(c *ssa.CallCommon, v ssa.Value) bool {
 // package makes itself and sends only own input to, or hands out to others
 // (a Chan() chan<- T accessor, the process's own readers sending on it).
 func (w *ownWalk) ownChannel(ch ssa.Value) bool {
+	if g := w.chanMap(ch); g != nil {
+		return w.ownChanMap(g) // a package-level map of channels (ownchannels.go)
+	}
 	ld, ok := ch.(*ssa.UnOp)
 	if !ok || ld.Op != token.MUL {
 		return w.ownSubscription(ch, 0, map[ssa.Value]bool{})

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -60,16 +59,23 @@ func (r *Result) OwnBatch(calls []*ast.CallExpr) string {
 		return ""
 	}
 	fl := r.flow()
-	received := false
+	received, judged := false, 0
 	for _, call := range calls {
 		if call == nil {
 			return ""
+		}
+		if fl.spawnsItself(call) {
+			continue // another worker of the same loop: its sends are the ones judged here
 		}
 		w := r.ownBatchCall(fl, call)
 		if w == nil {
 			return ""
 		}
 		received = received || w.received
+		judged++
+	}
+	if judged == 0 {
+		return ""
 	}
 	if !received {
 		return "flushes a buffer that this process's own write path filled: each replica sends its own entries"
@@ -164,6 +170,11 @@ type ownWalk struct {
 	// sink: the flush helper whose payload is judged; a batch literal
 	// may be handed to it (chanbatch.go), to no other call.
 	sink *ssa.Function
+	// objects: ownObjectUses, memoised (ownobject.go); made when needed.
+	objects map[ssa.Value]bool
+	// config: when set, a field of any kind counts when every store into
+	// it is own input (configField, ownrefresh.go), memoised here.
+	config map[*types.Var]bool
 }
 
 func (w *ownWalk) own(v ssa.Value, depth int) bool {
@@ -209,6 +220,10 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return w.ownCaptured(capturedCell(x, 0), depth+1)
 			case *ssa.Global:
 				return w.constGlobal(x)
+			case *ssa.IndexAddr:
+				// an element of an own slice (the range over a captured
+				// batch that a drain re-queues)
+				return w.own(x.X, depth+1)
 			case *ssa.FieldAddr:
 				if cell, ok := x.X.(*ssa.Alloc); ok {
 					if cell.Heap {
@@ -218,6 +233,11 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 						return w.own(cell, depth+1)
 					}
 					return w.ownCell(cell, depth+1)
+				}
+				if w.config != nil {
+					// any field, scalar or not, only when the package
+					// fills it with configuration (ownrefresh.go)
+					return w.configFieldAddr(x, 0)
 				}
 				// A scalar field of a value in memory (a configured
 				// size, a URL): no collection of unknown origin.
@@ -284,13 +304,17 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 				return false
 			}
 		}
-		return len(elems) > 0
+		return len(elems) > 0 || emptyArray(v.X.(*ssa.Alloc)) // make([]T, 0): an empty slice to append to
 	case *ssa.Call:
 		if b, ok := v.Call.Value.(*ssa.Builtin); ok {
 			return b.Name() == "append" && w.ownAppend(&v.Call, depth)
 		}
 		if w.ownClockCall(&v.Call, depth) {
 			return true
+		}
+		if w.externalTakes(&v.Call, nil, depth) {
+			// a dependency's buffer or encoder: its uses decide (ownobject.go)
+			return w.ownResult(v, depth)
 		}
 		// A constructor or a transformation of this package: its result
 		// is made from its arguments.
@@ -371,51 +395,6 @@ func (w *ownWalk) computesOnlyBody(fn *ssa.Function, depth int) bool {
 		}
 	}
 	return true
-}
-
-// pureDependency: pkg touches nothing outside the process as far as the
-// analysis knows: the clock, or a package the knowledge base does not
-// name, that imports none it names nor a network, file or process API,
-// and whose functions reach no shared state (no Reaches fact).
-func (w *ownWalk) pureDependency(pkg *types.Package) bool {
-	if pkg == nil {
-		return false
-	}
-	if standard(pkg.Path()) {
-		// The knowledge base names sync and time for their locks and
-		// tickers, which stay inside the process.
-		return !outsideAPI(pkg.Path())
-	}
-	if w.r.kb.Knows(pkg.Path()) || w.r.pass.ImportPackageFact(pkg, new(Reaches)) {
-		return false
-	}
-	for _, imp := range pkg.Imports() {
-		// A package that imports os (a helper reading a test file)
-		// still computes: the local disk is no shared state; the network,
-		// other processes and databases are.
-		if imp.Path() != "os" && outsideAPI(imp.Path()) || !standard(imp.Path()) && w.r.kb.Knows(imp.Path()) {
-			return false
-		}
-	}
-	return true
-}
-
-// standard: a path of the standard library (no domain in its first
-// element).
-func standard(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
-}
-
-// outsideAPI: a standard package that reaches the network, files, other
-// processes or a database.
-func outsideAPI(path string) bool {
-	switch {
-	case path == "net" || strings.HasPrefix(path, "net/"), path == "os" || strings.HasPrefix(path, "os/"),
-		path == "database/sql", path == "syscall", path == "io/ioutil", path == "plugin":
-		return true
-	}
-	return false
 }
 
 // selectReceived: the i-th value of a select's tuple (index, recvOk, then

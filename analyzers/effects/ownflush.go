@@ -74,6 +74,12 @@ func (w *ownWalk) ownCaptured(cell *ssa.Alloc, depth int) bool {
 					return false
 				}
 			case *ssa.MakeClosure, *ssa.DebugRef:
+			case *ssa.MakeInterface, *ssa.Call, *ssa.Defer:
+				// &entry handed to an encoder of a dependency that
+				// reaches nothing outside the process (ownobject.go)
+				if !w.objectUse(ref, addr, depth) {
+					return false
+				}
 			default:
 				return false // handed to a call that may fill it
 			}
