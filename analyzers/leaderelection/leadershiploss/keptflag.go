@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 )
 
@@ -325,32 +326,13 @@ func (c *checker) flagReads(ix *deadlineIndex) map[flagRef]token.Pos {
 // repeated reports whether the call runs round after round: in a loop of
 // its function, or in a function a loop of the package calls.
 func (c *checker) repeated(ix *deadlineIndex, call *ssa.Call) bool {
-	if inCycle(call.Block()) {
+	if lockfacts.InCycle(call.Block()) {
 		return true
 	}
 	for _, site := range ix.callers[call.Parent()] {
-		if inCycle(site.Block()) {
+		if lockfacts.InCycle(site.Block()) {
 			return true
 		}
-	}
-	return false
-}
-
-// inCycle reports whether b can reach itself.
-func inCycle(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	work := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(work) > 0 {
-		x := work[len(work)-1]
-		work = work[:len(work)-1]
-		if x == b {
-			return true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		work = append(work, x.Succs...)
 	}
 	return false
 }

@@ -238,22 +238,3 @@ func (s *projScan) eval(v ssa.Value, e env, depth int) dset {
 	}
 	return unknownSet()
 }
-
-// inCycle reports whether b can reach itself: it is in a loop.
-func inCycle(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	work := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(work) > 0 {
-		x := work[len(work)-1]
-		work = work[:len(work)-1]
-		if x == b {
-			return true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		work = append(work, x.Succs...)
-	}
-	return false
-}

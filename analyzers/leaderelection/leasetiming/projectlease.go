@@ -208,7 +208,7 @@ func (s *projScan) callee(call ssa.CallCommon, e env) (*ssa.Function, env) {
 // RPC with the TTL and timeout folded along the way.
 func (s *projScan) loop(fn *ssa.Function, e env) {
 	for _, b := range fn.Blocks {
-		if !inCycle(b) {
+		if !lockfacts.InCycle(b) {
 			continue
 		}
 		for _, in := range b.Instrs {
