@@ -162,6 +162,9 @@ func (f *finder) siteDesignation(stack []ast.Node, depth int) (string, ast.Node)
 				if what := f.designation(n.Cond); what != "" {
 					return what, n.Cond
 				}
+				if what := f.ordinalDesignation(n.Cond, stack[i+1] == n.Body); what != "" {
+					return what, n.Cond
+				}
 			}
 		case *ast.BlockStmt:
 			// `if !cfg.SchedulerEnabled { return }` earlier in the block.
@@ -172,6 +175,9 @@ func (f *finder) siteDesignation(stack []ast.Node, depth int) (string, ast.Node)
 					}
 					if ifs, ok := s.(*ast.IfStmt); ok && returnsEarly(ifs.Body) {
 						if what := f.designation(ifs.Cond); what != "" {
+							return what, ifs.Cond
+						}
+						if what := f.ordinalDesignation(ifs.Cond, false); what != "" {
 							return what, ifs.Cond
 						}
 					}
