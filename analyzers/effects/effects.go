@@ -184,7 +184,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return r, nil
 	}
 	readers := readerCandidates(pass)
-	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0
+	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0 && !snapshotCandidate(pass, r)
 	if fast && len(readers) == 0 {
 		return r, nil // fast exit: nothing here can reach shared state
 	}
@@ -370,6 +370,9 @@ func (r *Result) event(call *ast.CallExpr) (Event, []*ast.FuncLit) {
 	ev, coordinated := r.callEvent(call)
 	if ev.Coordination == "" && !ev.Consume {
 		r.readModifyWrite(call, &ev)
+	}
+	if ev.Coordination == "" && !ev.Consume && len(ev.Effects) == 0 {
+		r.snapshotWrite(call, &ev)
 	}
 	return ev, coordinated
 }
