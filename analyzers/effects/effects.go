@@ -167,7 +167,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{settings.Analyzer},
-	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil)},
+	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil), (*Drain)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -184,8 +184,14 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return r, nil
 	}
 	readers := readerCandidates(pass)
+<<<<<<< HEAD
 	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0 && !snapshotCandidate(pass, r)
 	if fast && len(readers) == 0 {
+=======
+	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0
+	drains := drainCandidates(pass.Files, pass.TypesInfo)
+	if fast && len(readers) == 0 && !drains {
+>>>>>>> f21-embedbuffer
 		return r, nil // fast exit: nothing here can reach shared state
 	}
 	defer func() {
@@ -196,6 +202,9 @@ func run(pass *analysis.Pass) (res any, err error) {
 		}
 	}()
 	r.exportReads(readers)
+	if drains {
+		r.exportDrains() // a buffer type its importers embed (owndrain.go)
+	}
 	if fast {
 		return r, nil // only readers an importer's HTTP request may use
 	}

@@ -309,6 +309,13 @@ func (w *ownWalk) ownValue(v ssa.Value, depth int) bool {
 		if b, ok := v.Call.Value.(*ssa.Builtin); ok {
 			return b.Name() == "append" && w.ownAppend(&v.Call, depth)
 		}
+		if w.drainCall(&v.Call) {
+			// a drain of an own buffer the receiver holds (owndrain.go)
+			if !w.fill {
+				w.buffered = true
+			}
+			return true
+		}
 		if w.ownClockCall(&v.Call, depth) {
 			return true
 		}
