@@ -184,14 +184,9 @@ func run(pass *analysis.Pass) (res any, err error) {
 		return r, nil
 	}
 	readers := readerCandidates(pass)
-<<<<<<< HEAD
 	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0 && !snapshotCandidate(pass, r)
-	if fast && len(readers) == 0 {
-=======
-	fast := !relevant(pass, kb) && len(r.rmwCands()) == 0
 	drains := drainCandidates(pass.Files, pass.TypesInfo)
 	if fast && len(readers) == 0 && !drains {
->>>>>>> f21-embedbuffer
 		return r, nil // fast exit: nothing here can reach shared state
 	}
 	defer func() {
