@@ -101,6 +101,7 @@ type Entry struct {
 	Designation   string    `json:"designation,omitempty"` // a static designation of one instance
 	DesignationAt *Position `json:"designation_at,omitempty"`
 	PerReplica    string    `json:"per_replica,omitempty"` // why the work is per-replica
+	NonService    string    `json:"non_service,omitempty"` // why the work is a load-generator command's
 	Consumes      bool      `json:"consumes,omitempty"`
 
 	Verdict Verdict `json:"verdict"`
@@ -169,6 +170,7 @@ func Build(fset *token.FileSet, pkgPath string, res *jobs.Result, opts Options) 
 			Designation:   j.Designation,
 			DesignationAt: at(j.DesignationNode),
 			PerReplica:    j.PerReplica,
+			NonService:    j.NonService,
 			Consumes:      j.Consumes,
 		}
 		if j.Func != nil {
@@ -211,6 +213,8 @@ func verdict(j *jobs.Job, strict bool) (Verdict, string, string) {
 		return PerReplica, "", j.PerReplica
 	case j.Consumes:
 		return PerReplica, "", "consumes a queue: each replica takes its own share"
+	case j.NonService != "" && !strict && len(j.Shared(strict)) > 0:
+		return PerReplica, "", j.NonService + "; reported only under -profile strict"
 	case len(j.Shared(strict)) == 0:
 		if unknownOnly(j.Effects) {
 			return PerReplica, "", "its writes cannot be read (an unfolded statement, an opaque adapter): no evidence, silent unless -profile strict"
@@ -305,7 +309,7 @@ func (e Entry) Coordination() string {
 		}
 		return strings.Join(parts, ", ")
 	}
-	return cmp.Or(e.Coordinator, e.PerReplica, e.Designation, e.Guard)
+	return cmp.Or(e.Coordinator, e.PerReplica, e.NonService, e.Designation, e.Guard)
 }
 
 // cell keeps a value from breaking the table.

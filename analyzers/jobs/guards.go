@@ -46,6 +46,7 @@ func (f *finder) finish(j *Job, stack []ast.Node) {
 		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
 	}
 	j.Designation, j.DesignationNode = f.siteDesignation(stack, 0)
+	j.NonService = f.nonService(j, stack)
 	f.exportWrapper(j)
 	f.out.Jobs = append(f.out.Jobs, j)
 }

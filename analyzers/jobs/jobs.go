@@ -41,8 +41,12 @@ type Job struct {
 	Designation      string // a static designation that enables the work
 	DesignationNode  ast.Node
 	PerReplica       string // why the work is per-replica, "" if not
-	Consumes         bool
-	Telemetry        bool // the work reads the process's own statistics
+	// NonService says why the work belongs to a load-generator, benchmark
+	// or stress-test command rather than a service: reported only under
+	// the strict profile.
+	NonService string
+	Consumes   bool
+	Telemetry  bool // the work reads the process's own statistics
 }
 
 // Shared returns the effects that duplicate outcomes: accumulating writes
@@ -59,9 +63,11 @@ func (j *Job) Shared(strict bool) []effects.Effect {
 }
 
 // Singleton reports whether the work is uncoordinated singleton work: it has
-// shared effects and nothing makes running it on every replica safe.
+// shared effects and nothing makes running it on every replica safe. A
+// load-generator command's work counts under the strict profile only.
 func (j *Job) Singleton(strict bool) bool {
-	return len(j.Shared(strict)) > 0 && j.Coordination == "" && j.PerReplica == "" && !j.Consumes
+	return len(j.Shared(strict)) > 0 && j.Coordination == "" && j.PerReplica == "" && !j.Consumes &&
+		(strict || j.NonService == "")
 }
 
 // Result is the package's jobs.
@@ -119,6 +125,8 @@ type finder struct {
 	// that a computation stopped at maxReach.
 	reach    map[*types.Func]reachResult
 	reachCut bool
+	// commands: the package's command registrations, found on first need.
+	commands *commandSet
 }
 
 func run(pass *analysis.Pass) (res any, err error) {
