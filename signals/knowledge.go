@@ -35,6 +35,9 @@ type API struct {
 	Args map[string]int `yaml:"args,omitempty" json:"args,omitempty"`
 	// Idempotent marks effects that duplicate load, not outcomes.
 	Idempotent bool `yaml:"idempotent,omitempty" json:"idempotent,omitempty"`
+	// Values lists the constant values of an argument for which the entry
+	// holds (the driver names of an embedded SQL engine, engines.yaml).
+	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
 	// Note says why the entry is there, for -list -v and reviewers.
 	Note string `yaml:"note,omitempty" json:"note,omitempty"`
 }
@@ -66,6 +69,9 @@ type Knowledge struct {
 	// a LeaderOnly function is only ever called under leadership.
 	PerReplica []API `yaml:"per_replica,omitempty" json:"per_replica,omitempty"`
 	LeaderOnly []API `yaml:"leader_only,omitempty" json:"leader_only,omitempty"`
+	// Engines names the openers of embedded SQL engines (a file or memory
+	// the process holds itself): SQL on their handles is local state.
+	Engines []API `yaml:"engines,omitempty" json:"engines,omitempty"`
 
 	once  sync.Once
 	index map[string]map[section][]*API // pkg -> section -> entries
@@ -83,12 +89,13 @@ const (
 	Designations
 	PerReplica
 	LeaderOnly
+	Engines
 	numSections
 )
 
 func (k *Knowledge) sections() [numSections]*[]API {
 	return [numSections]*[]API{&k.Schedulers, &k.Effects, &k.Locks, &k.Coordinators,
-		&k.Guards, &k.Designations, &k.PerReplica, &k.LeaderOnly}
+		&k.Guards, &k.Designations, &k.PerReplica, &k.LeaderOnly, &k.Engines}
 }
 
 // Merge appends other's entries to k. It must be called before the first

@@ -676,4 +676,9 @@ var builtinKnowledge = &Knowledge{
 		{Pkg: "github.com/spf13/pflag", Recv: "FlagSet", Name: "BoolVar", Kind: "flag", Args: map[string]int{"key": 1}},
 		{Pkg: "github.com/spf13/viper", Name: "GetBool", Kind: "env", Args: map[string]int{"key": 0}},
 	},
+	Engines: []API{
+		{Pkg: "database/sql", Name: "Open", Kind: "open", Args: map[string]int{"driver": 0, "dsn": 1}, Values: []string{"sqlite", "sqlite3", "duckdb", "ramsql"}, Note: "sqlite: modernc.org/sqlite; sqlite3: github.com/mattn/go-sqlite3, github.com/ncruces/go-sqlite3/driver; duckdb: github.com/marcboeker/go-duckdb, github.com/duckdb/duckdb-go; ramsql: github.com/proullon/ramsql (in memory). Not libsql (it also reaches remote servers)."},
+		{Pkg: "database/sql", Name: "OpenDB", Kind: "open-connector", Args: map[string]int{"connector": 0}, Values: []string{"modernc.org/sqlite", "github.com/mattn/go-sqlite3", "github.com/ncruces/go-sqlite3/driver", "github.com/marcboeker/go-duckdb", "github.com/marcboeker/go-duckdb/v2", "github.com/duckdb/duckdb-go/v2"}},
+		{Pkg: "github.com/ncruces/go-sqlite3/driver", Name: "Open", Kind: "open", Args: map[string]int{"dsn": 0}, Note: "opens a database/sql handle on its sqlite3 driver"},
+	},
 }

@@ -27,6 +27,9 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		return nil
 	}
+	if a.Pkg == "database/sql" && (a.Kind == "sql" || a.Kind == "sqlread" || a.Kind == "write") && r.embeddedHandle(call) {
+		return // SQL on an embedded engine this package opened: local state (embedded.go)
+	}
 	switch a.Kind {
 	case "consume":
 		ev.Consume = true

@@ -156,6 +156,7 @@ type Result struct {
 	callAt       map[token.Pos]*ast.CallExpr
 	asValue      map[types.Object]bool     // functions named other than as a callee (claimkeys.go)
 	claimParams  map[*ssa.Parameter]string // claimedParam's answers, per parameter
+	embedded     int8                      // the package opens an embedded SQL engine: 1 yes, -1 no, 0 not yet asked (embedded.go)
 	// returnsUndecided: bytes read and returned are not yet an answer
 	// (set while the Reads facts are computed, reads.go).
 	returnsUndecided bool

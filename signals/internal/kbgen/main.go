@@ -55,7 +55,7 @@ func run(dir, out string) error {
 	}{
 		{"Schedulers", k.Schedulers}, {"Effects", k.Effects}, {"Locks", k.Locks},
 		{"Coordinators", k.Coordinators}, {"Guards", k.Guards}, {"Designations", k.Designations},
-		{"PerReplica", k.PerReplica}, {"LeaderOnly", k.LeaderOnly},
+		{"PerReplica", k.PerReplica}, {"LeaderOnly", k.LeaderOnly}, {"Engines", k.Engines},
 	} {
 		if s.list == nil {
 			continue
@@ -99,6 +99,13 @@ func writeAPI(b *bytes.Buffer, a signals.API) {
 	}
 	if a.Idempotent {
 		b.WriteString("Idempotent: true, ")
+	}
+	if a.Values != nil {
+		b.WriteString("Values: []string{")
+		for _, v := range a.Values {
+			fmt.Fprintf(b, "%s, ", strconv.Quote(v))
+		}
+		b.WriteString("}, ")
 	}
 	field("Note", a.Note)
 	b.WriteString("},\n")
