@@ -108,15 +108,11 @@ func (f *finder) constIndex(e ast.Expr) bool {
 // ownIdentity: a name for the process's own identity (self, myID,
 // localAddr) or a variable holding os.Hostname().
 func (f *finder) ownIdentity(e ast.Expr) bool {
-	var id *ast.Ident
-	switch e := e.(type) {
-	case *ast.Ident:
-		id = e
-	case *ast.SelectorExpr:
-		id = e.Sel
-	case *ast.CallExpr:
-		return f.designationCall(e) != ""
-	default:
+	if call, ok := e.(*ast.CallExpr); ok {
+		return f.designationCall(call) != ""
+	}
+	id := nameIdent(e)
+	if id == nil {
 		return false
 	}
 	if ownWords.MatchString(id.Name) {
@@ -130,13 +126,8 @@ func (f *finder) ownIdentity(e ast.Expr) bool {
 // index (cfg.InstanceIndex, replicaOrdinal); a local variable may be a
 // loop index over all instances.
 func (f *finder) ownOrdinal(e ast.Expr) bool {
-	var id *ast.Ident
-	switch e := e.(type) {
-	case *ast.Ident:
-		id = e
-	case *ast.SelectorExpr:
-		id = e.Sel
-	default:
+	id := nameIdent(e)
+	if id == nil {
 		return false
 	}
 	v, ok := f.pass.TypesInfo.ObjectOf(id).(*types.Var)
@@ -158,4 +149,15 @@ func returnsBoolType(t types.Type) bool {
 func isInteger(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsInteger != 0
+}
+
+// nameIdent: the identifier that names e (x, or Sel of x.Sel), or nil.
+func nameIdent(e ast.Expr) *ast.Ident {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e
+	case *ast.SelectorExpr:
+		return e.Sel
+	}
+	return nil
 }
