@@ -45,6 +45,9 @@ type checker struct {
 	// file's sites with the generation they were walked at (sites.go)
 	forwardsGen int
 	siteCache   map[*ast.File]fileSites
+	// lateReported: the late calls of stored start callbacks reported
+	// (latestart.go)
+	lateReported map[token.Pos]bool
 }
 
 // site is one place a leader callback is configured.
@@ -402,6 +405,9 @@ func (c *checker) checkSite(s *site) {
 		cb.outerName = s.fd.Name.Name
 		cb.outer = s.fd
 	}
+	// stored start callbacks also started elsewhere (latestart.go): a
+	// stop callback does not end work started on a context of its own
+	c.checkLateStarts(cb)
 	stops, why := c.stopsWork(s.fd, s.stop, false)
 	if stops || s.stopsAny {
 		return // losing the lease stops the process or the work anyway
