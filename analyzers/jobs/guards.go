@@ -42,6 +42,9 @@ func (f *finder) finish(j *Job, stack []ast.Node) {
 	if j.PerReplica == "" && httpSendsOnly(j.Effects) && len(j.EffectCalls) == len(j.Effects) {
 		j.PerReplica = f.eff.OwnHeartbeat(j.EffectCalls)
 	}
+	if j.PerReplica == "" && httpSendsOnly(j.Effects) && len(j.EffectCalls) == len(j.Effects) {
+		j.PerReplica = f.eff.OwnHandles(j.EffectCalls)
+	}
 	if j.Coordination == "" {
 		j.Coordination, j.CoordinationNode = f.siteCoordination(stack, 0)
 	}
