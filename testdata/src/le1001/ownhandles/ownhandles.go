@@ -270,205 +270,12 @@ func (p *Puller) flushAll(ctx context.Context) {
 	}
 }
 
-// Positive: the job pulls what it flushes.
-func (p *Puller) loopFlush(ctx context.Context) {
-	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
-	defer t.Stop()
-	for range t.C {
+// Positive: the job pulls what it flushes (an exported loop paced by a
+// sleep: no caller iterates over anything).
+func (p *Puller) Run(ctx context.Context) {
+	for { // want `for loop paced by time.Sleep runs loop body on every replica every 1m0s: it sends HTTP POST`
+		time.Sleep(time.Minute)
 		p.flushAll(ctx)
-	}
-}
-
-// Cache: the handles stored are ones the package did not make: decoded
-// from the shared server's answer.
-type Cache struct {
-	url   string
-	mu    sync.Mutex
-	files map[string]*handle
-}
-
-func (c *Cache) fetch(ctx context.Context, path string) (*handle, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url+"/handle?path="+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var h handle
-	err = json.NewDecoder(resp.Body).Decode(&h.rec)
-	return &h, err
-}
-
-// Load is exported.
-func (c *Cache) Load(ctx context.Context, path string) error {
-	h, err := c.fetch(ctx, path)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.files[path] = h
-	return nil
-}
-
-func (c *Cache) flushOne(h *handle) error {
-	return post(context.Background(), c.url+"/entry", h.encode())
-}
-
-func (c *Cache) flushAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, h := range c.files {
-		c.flushOne(h)
-	}
-}
-
-// Positive: the collection holds what a fetch answered.
-func (c *Cache) loopFlush() {
-	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
-	defer t.Stop()
-	for range t.C {
-		c.flushAll()
-	}
-}
-
-// Restorer: the map is handed to a helper that fills it from the shared
-// server.
-type Restorer struct {
-	url   string
-	mu    sync.Mutex
-	files map[string]*handle
-}
-
-func restore(ctx context.Context, url string, into map[string]*handle) {
-	recs, _ := list(ctx, url+"/list?dir=/shared")
-	for _, rec := range recs {
-		into[rec.Path] = newHandle(0, rec)
-	}
-}
-
-// Open is the request path, Restore the start-up one.
-func (r *Restorer) Open(rec record) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.files[rec.Path] = newHandle(0, rec)
-}
-
-func (r *Restorer) Restore(ctx context.Context) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	restore(ctx, r.url, r.files)
-}
-
-func (r *Restorer) flushOne(h *handle) error {
-	return post(context.Background(), r.url+"/entry", h.encode())
-}
-
-func (r *Restorer) flushAll() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, h := range r.files {
-		r.flushOne(h)
-	}
-}
-
-// Positive: a helper fills the collection from a listing.
-func (r *Restorer) loopFlush() {
-	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
-	defer t.Stop()
-	for range t.C {
-		r.flushAll()
-	}
-}
-
-// Spiller: the handles are own, but each flush also posts the shared
-// directory's listing.
-type Spiller struct {
-	url   string
-	mu    sync.Mutex
-	files map[uint64]*handle
-	next  uint64
-}
-
-// Open is the request path.
-func (s *Spiller) Open(rec record) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.next++
-	s.files[s.next] = newHandle(s.next, rec)
-	return s.next
-}
-
-func (s *Spiller) flushOne(h *handle, extra []record) error {
-	b, _ := json.Marshal(extra)
-	return post(context.Background(), s.url+"/entry", append(h.encode(), b...))
-}
-
-func (s *Spiller) flushAll(ctx context.Context) {
-	recs, _ := list(ctx, s.url+"/list?dir=/shared")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, h := range s.files {
-		s.flushOne(h, recs)
-	}
-}
-
-// Positive: what is written is more than the handles.
-func (s *Spiller) loopFlush(ctx context.Context) {
-	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
-	defer t.Stop()
-	for range t.C {
-		s.flushAll(ctx)
-	}
-}
-
-// Announcer: the handles are own, but the flush also posts each name of
-// the shared directory, the call's result dropped (not a log line).
-type Announcer struct {
-	url   string
-	mu    sync.Mutex
-	files map[uint64]*handle
-	next  uint64
-}
-
-// Open is the request path.
-func (a *Announcer) Open(rec record) uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.next++
-	a.files[a.next] = newHandle(a.next, rec)
-	return a.next
-}
-
-func (a *Announcer) flushOne(h *handle) error {
-	return post(context.Background(), a.url+"/entry", h.encode())
-}
-
-func (a *Announcer) announce(ctx context.Context, path string) error {
-	return post(ctx, a.url+"/announce?path="+path, nil)
-}
-
-func (a *Announcer) flushAll(ctx context.Context) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, h := range a.files {
-		a.flushOne(h)
-	}
-	recs, _ := list(ctx, a.url+"/list?dir=/shared")
-	for i := range recs {
-		a.announce(ctx, recs[i].Path)
-	}
-}
-
-// Positive: a call of the package handed a listed name is no side call.
-func (a *Announcer) loopFlush(ctx context.Context) {
-	t := time.NewTicker(time.Minute) // want `time.NewTicker runs loop body on every replica every 1m0s: it sends HTTP POST`
-	defer t.Stop()
-	for range t.C {
-		a.flushAll(ctx)
 	}
 }
 
@@ -477,9 +284,12 @@ var (
 	_ = (*Mount).loopFlush
 	_ = (*Server).loopReport
 	_ = (*Mirror).loopFlush
-	_ = (*Puller).loopFlush
 	_ = (*Cache).loopFlush
 	_ = (*Restorer).loopFlush
 	_ = (*Spiller).loopFlush
 	_ = (*Announcer).loopFlush
+	_ = (*Watcher).loopFlush
+	_ = (*Relay).loopFlush
+	_ = (*Importer).loopFlush
+	_ = (*Roster).loopReport
 )
