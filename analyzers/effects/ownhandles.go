@@ -38,6 +38,9 @@ import (
 // database/sql, handed only handles of the collection (through local
 // slices, closures' parameters) and own scalars. A collection filled from a
 // shared listing (the same loop storing each listed entry) stays reported.
+// Not followed: what the helper does with a handle beyond reaching
+// database/sql (a helper that lists shared state for each handle and writes
+// that is taken as writing the handle).
 
 // OwnHandles returns why every call in calls flushes only the process's own
 // open handles, "" when that is not shown for one of them.
