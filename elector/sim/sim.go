@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"testing/synctest"
 	"time"
 
 	"github.com/gatesift/gatesift-vet/elector"
@@ -194,7 +195,11 @@ type simulation struct {
 	start time.Time
 	fence fencedResource
 	works sync.WaitGroup // leaders' work functions still running
-	calls sync.WaitGroup // store calls still running (a hang may outlive its caller)
+	// calls counts store calls still running: a hang may outlive its caller,
+	// and an elector's renew goroutine may enter the store after Run of its
+	// Candidate returned.
+	calls    sync.WaitGroup
+	inflight atomic.Int64
 
 	mu     sync.Mutex
 	terms  []*Term
@@ -239,6 +244,29 @@ func (s *simulation) event(e elector.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events[e.Kind]++
+}
+
+// callStarted counts a store call in flight; the returned func ends it.
+func (s *simulation) callStarted() func() {
+	s.calls.Add(1)
+	s.inflight.Add(1)
+	return func() { s.inflight.Add(-1); s.calls.Done() }
+}
+
+// settle returns when no goroutine of the run can still record anything:
+// every other goroutine of the bubble is durably blocked and no store call is
+// in flight. A goroutine the elector started but the scheduler has not run
+// yet (a renew attempt sent as its Candidate stopped) is not blocked, so
+// synctest.Wait lets it reach the store first; reading the report before it
+// did made seeds replay differently.
+func (s *simulation) settle() {
+	for {
+		synctest.Wait()
+		if s.inflight.Load() == 0 {
+			return
+		}
+		s.calls.Wait()
+	}
 }
 
 // proc is one incarnation of a process.
@@ -307,7 +335,7 @@ func Run(cfg Config) *Report {
 	}
 	wg.Wait()
 	s.works.Wait() // work abandoned by a shutdown that overran its budget
-	s.calls.Wait()
+	s.settle()
 
 	rep := &Report{Config: cfg, Start: s.start, Grants: s.grants, Events: s.events, Crashes: s.crash, Hangs: s.hangs, Lives: s.lives, Writes: s.fence.writes, Renews: s.renews}
 	for _, t := range s.terms {

@@ -92,8 +92,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // dropped after the store applied it.
 func (f *faultyStore) call(ctx context.Context, op int, token uint64, apply func() error) error {
 	p := f.p
-	p.sim.calls.Add(1)
-	defer p.sim.calls.Done()
 	if p.dead.Load() {
 		return errCrashed
 	}
@@ -148,6 +146,7 @@ func hang(ctx context.Context, d time.Duration, ignoresCtx bool) error {
 }
 
 func (f *faultyStore) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (elector.Term, error) {
+	defer f.p.sim.callStarted()()
 	var t elector.Term
 	if err := f.p.pauses.waitRunning(ctx, 0); err != nil {
 		return t, err
@@ -165,6 +164,7 @@ func (f *faultyStore) Acquire(ctx context.Context, name, holder string, ttl time
 }
 
 func (f *faultyStore) Renew(ctx context.Context, t elector.Term, ttl time.Duration) error {
+	defer f.p.sim.callStarted()()
 	if err := f.p.pauses.waitRunning(ctx, 0); err != nil {
 		return err
 	}
@@ -177,10 +177,12 @@ func (f *faultyStore) Renew(ctx context.Context, t elector.Term, ttl time.Durati
 }
 
 func (f *faultyStore) Release(ctx context.Context, t elector.Term) error {
+	defer f.p.sim.callStarted()()
 	return f.call(ctx, opRelease, t.Token, func() error { return f.s.Release(context.Background(), t) })
 }
 
 func (f *faultyStore) Read(ctx context.Context, name string) (elector.Record, error) {
+	defer f.p.sim.callStarted()()
 	var r elector.Record
 	err := f.call(ctx, opRead, 0, func() error {
 		var err error
