@@ -184,3 +184,27 @@ func (p *pair) Run(ctx context.Context) {
 }
 
 func (p *pair) Idle() { p.idle(context.Background()) }
+
+// tracer is single's twin whose election calls its stored trace with a
+// context it keeps (not the leader's), so that field holds no leader work and
+// Late's context.Background() starts none: silent.
+type tracer struct {
+	base  context.Context
+	work  func(context.Context)
+	trace func(context.Context, string)
+}
+
+func (t *tracer) Run(ctx context.Context) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: &resourcelock.LeaseLock{},
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(leaderCtx context.Context) {
+				t.trace(t.base, "leading")
+				t.work(leaderCtx)
+			},
+			OnStoppedLeading: func() {},
+		},
+	})
+}
+
+func (t *tracer) Late() { t.trace(context.Background(), "late") }
