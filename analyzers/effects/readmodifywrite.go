@@ -19,6 +19,9 @@ import (
 // value) an argument of another call on the same R (the write). R is the
 // same when both calls use one SSA value or load the same field path from
 // one base (a.db.Get, a.db.Put), type assertions and conversions aside.
+// The value stops at an interface method it is handed to as an argument
+// (a plugin's handler answers with a value of its own); methods of the
+// value read and pointers handed to a call still carry it.
 //
 // Read and write are told apart by how the calls' values are used, not by
 // their names: the read is the call whose non-error result carries the
@@ -423,7 +426,15 @@ func taint(read *ssa.Call, store map[*ssa.CallCommon]bool) map[ssa.Value]int {
 				} else if bigArith(c) {
 					nl = incremented
 				}
-				raise(in, nl)
+				// An interface method the read's value is handed to as an
+				// argument (a plugin's handler, a connector's API) answers
+				// with a value of its own: what it returns is not the old
+				// value moved on (prefer silence). The receiver's methods
+				// (row.Scan(&n) on the row read) still carry it, and so do
+				// the pointers handed to the call.
+				if !c.IsInvoke() || c.Value == v {
+					raise(in, nl)
+				}
 				// A pointer handed to the call receives the value (row.Scan(&n),
 				// bn.SetInt64(n+1), json.Unmarshal(b, &v)).
 				for _, a := range append(callArgs(c), receiverOf(c)) {
