@@ -88,7 +88,7 @@ func writeFCModuleMarkdown(w io.Writer, r *FCModuleResult) {
 				verdict += " " + strings.Join(e.Rules, ",")
 			}
 			fmt.Fprintf(w, "| E%d | %s | %s:%d | %s | %s | %s | %s | %s |\n", i+1, e.Kind, e.Site.File, e.Site.Line,
-				mdCell(e.Scheduler+" "+e.Schedule+e.Key+" "+e.Lease), mdCell(e.Function), mdCell(clip(strings.Join(e.Resources, ", "), 200)), verdict, mdCell(clip(e.Reason, 300)))
+				mdCell(e.Scheduler+" "+e.Schedule+e.Key+" "+e.Lease), mdCell(e.Function), mdCell(clip(e.writes(), 200)), verdict, mdCell(clip(e.Reason, 300)))
 		}
 		fmt.Fprintln(w)
 	}

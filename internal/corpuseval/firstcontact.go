@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -522,13 +524,20 @@ type InvEntry struct {
 		Line   int    `json:"line"`
 		Column int    `json:"column"`
 	} `json:"site"`
-	Scheduler   string   `json:"scheduler,omitempty"`
-	Schedule    string   `json:"schedule,omitempty"`
-	Key         string   `json:"key,omitempty"`
-	Lease       string   `json:"lease,omitempty"`
-	Function    string   `json:"function,omitempty"`
-	Work        string   `json:"work,omitempty"`
-	Resources   []string `json:"resources,omitempty"`
+	Scheduler string   `json:"scheduler,omitempty"`
+	Schedule  string   `json:"schedule,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	Lease     string   `json:"lease,omitempty"`
+	Function  string   `json:"function,omitempty"`
+	Work      string   `json:"work,omitempty"`
+	Resources []string `json:"resources,omitempty"`
+	Effects   []struct {
+		Kind       string `json:"kind"`
+		Idempotent bool   `json:"idempotent,omitempty"`
+		Unknown    bool   `json:"unknown,omitempty"`
+		API        string `json:"api"`
+		Via        string `json:"via,omitempty"`
+	} `json:"effects,omitempty"`
 	Coordinator string   `json:"coordinator,omitempty"`
 	Guard       string   `json:"guard,omitempty"`
 	Designation string   `json:"designation,omitempty"`
@@ -537,6 +546,32 @@ type InvEntry struct {
 	Verdict     string   `json:"verdict"`
 	Rules       []string `json:"rules,omitempty"`
 	Reason      string   `json:"reason,omitempty"`
+}
+
+// writes is what the Writes column shows: the shared resources, or else the
+// effects that can accumulate (neither idempotent nor unknown) with the
+// function they are reached through, so a finding shows its evidence; an
+// entry with only idempotent or unknown effects shows their kinds.
+func (e InvEntry) writes() string {
+	if len(e.Resources) > 0 {
+		return strings.Join(e.Resources, ", ")
+	}
+	var acc, kinds []string
+	for _, ef := range e.Effects {
+		if !ef.Idempotent && !ef.Unknown {
+			at := cmp.Or(ef.Via, ef.API)
+			if d := ef.Kind + " via " + at; !slices.Contains(acc, d) {
+				acc = append(acc, d)
+			}
+		}
+		if !slices.Contains(kinds, ef.Kind) {
+			kinds = append(kinds, ef.Kind)
+		}
+	}
+	if len(acc) > 0 {
+		return strings.Join(acc, ", ")
+	}
+	return strings.Join(kinds, ", ")
 }
 
 // parseInventory reads a schema-1 report and returns its distinct entries.
