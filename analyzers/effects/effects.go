@@ -168,7 +168,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{settings.Analyzer},
-	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil), (*Drain)(nil)},
+	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil), (*Drain)(nil), (*Send)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -203,6 +203,9 @@ func run(pass *analysis.Pass) (res any, err error) {
 	}
 	if fast {
 		return r, nil // only readers an importer's HTTP request may use
+	}
+	if sendCandidates(pass.Files) {
+		defer r.exportSends() // a client its importers in this module call (ownsend.go)
 	}
 	for _, f := range pass.Files {
 		if strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go") {

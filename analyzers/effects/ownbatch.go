@@ -91,8 +91,13 @@ func (r *Result) ownBatchCall(fl *flow, call *ast.CallExpr) *ownWalk {
 		return nil
 	}
 	callee := c.StaticCallee()
-	if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg != r.pass.Pkg || reachesSQL(callee, 0, map[*ssa.Function]bool{}) {
+	if callee == nil || callee.Pkg == nil {
 		return nil
+	}
+	if callee.Pkg.Pkg != r.pass.Pkg || reachesSQL(callee, 0, map[*ssa.Function]bool{}) {
+		if !r.moduleSend(c) {
+			return nil // a client of another package that only sends its arguments (ownsend.go) is followed
+		}
 	}
 	args := c.Args
 	if c.Signature().Recv() != nil && len(args) > 0 {
