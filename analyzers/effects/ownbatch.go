@@ -372,12 +372,10 @@ func (w *ownWalk) computesOnlyBody(fn *ssa.Function, depth int) bool {
 	for _, b := range fn.Blocks {
 		for _, in := range b.Instrs {
 			switch in := in.(type) {
-			case *ssa.UnOp:
-				if in.Op == token.ARROW {
+			case *ssa.UnOp, *ssa.Send, *ssa.Go:
+				if waitsOrSpawns(in) {
 					return false
 				}
-			case *ssa.Send, *ssa.Go:
-				return false
 			case ssa.CallInstruction:
 				c := in.Common()
 				if _, builtin := c.Value.(*ssa.Builtin); builtin {
@@ -574,4 +572,17 @@ func (w *ownWalk) ownMapUses(m ssa.Value, cell *ssa.Alloc, depth int) bool {
 		}
 	}
 	return true
+}
+
+// waitsOrSpawns: a channel receive, a send or a go statement: a body with
+// one coordinates with other goroutines, so it is neither a pure
+// computation nor a plain send.
+func waitsOrSpawns(in ssa.Instruction) bool {
+	switch in := in.(type) {
+	case *ssa.UnOp:
+		return in.Op == token.ARROW
+	case *ssa.Send, *ssa.Go:
+		return true
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package effects
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"strings"
 
@@ -88,12 +87,10 @@ func (w *ownWalk) sendsOnly(fn *ssa.Function, depth int, seen map[*ssa.Function]
 	for _, b := range fn.Blocks {
 		for _, in := range b.Instrs {
 			switch in := in.(type) {
-			case *ssa.UnOp:
-				if in.Op == token.ARROW {
+			case *ssa.UnOp, *ssa.Send, *ssa.Go:
+				if waitsOrSpawns(in) {
 					return false
 				}
-			case *ssa.Send, *ssa.Go:
-				return false
 			case ssa.CallInstruction:
 				c := in.Common()
 				if _, builtin := c.Value.(*ssa.Builtin); builtin {
