@@ -52,17 +52,31 @@ func TestResumedLeaderSeesDeadlineAtOnce(t *testing.T) {
 				clk := &jumpClock{}
 				var ev events
 				c := newCandidate(t, memstore.New(), "a", &ev, elector.WithClock(clk))
-				resumed := make(chan struct{})
-				seen := make(chan bool, 1)
-				var cause error
+				// Only the first term reports: a later term (the candidate
+				// leads again after the expiry) must not overwrite what the
+				// first one saw, so liveness and cause travel together.
+				type observation struct {
+					live  bool
+					cause error
+				}
+				started, resumed := make(chan struct{}), make(chan struct{})
+				seen := make(chan observation, 1)
+				var first sync.Once
 				stop := runBg(t, c, func(ctx context.Context, l elector.Lease) error {
+					isFirst := false
+					first.Do(func() { isFirst = true })
+					if !isFirst {
+						<-ctx.Done()
+						return nil
+					}
 					if !l.Valid() {
 						t.Error("Valid() = false at the start of the term")
 					}
+					close(started)
 					select {
 					case <-resumed:
 					case <-ctx.Done():
-						return nil // a later term
+						return nil // the term ended before the freeze
 					}
 					var live bool
 					switch check {
@@ -77,22 +91,23 @@ func TestResumedLeaderSeesDeadlineAtOnce(t *testing.T) {
 					case "Valid":
 						live = l.Valid()
 					}
-					cause = context.Cause(ctx)
-					seen <- live
+					seen <- observation{live, context.Cause(ctx)}
 					<-ctx.Done()
 					return nil
 				})
 				defer stop()
-				for len(ev.of(elector.Acquired)) == 0 {
-					synctest.Wait()
-				}
+				// The work must be blocked in its select before the clock
+				// jumps, or its first ctx.Done() would already end the term.
+				<-started
+				synctest.Wait()
 				clk.jump(testTiming.SafeWindow() + time.Second) // frozen past the deadline
 				close(resumed)
-				if <-seen {
+				got := <-seen
+				if got.live {
 					t.Fatalf("%s reported the term live on resuming %v past its deadline", check, time.Second)
 				}
-				if check != "Valid" && !errors.Is(cause, elector.ErrDeadlinePassed) {
-					t.Errorf("cause %v; want ErrDeadlinePassed", cause)
+				if check != "Valid" && !errors.Is(got.cause, elector.ErrDeadlinePassed) {
+					t.Errorf("cause %v; want ErrDeadlinePassed", got.cause)
 				}
 				synctest.Wait()
 				if lost := ev.of(elector.Lost); len(lost) != 1 {
