@@ -277,15 +277,29 @@ func (e Entry) When() string { return cmp.Or(e.Schedule, e.Lease) }
 
 // Writes names the shared resources the work writes, or the kinds of its
 // effects when no resource is named.
-func (e Entry) Writes() string {
-	if len(e.Resources) > 0 {
-		return strings.Join(e.Resources, ", ")
+func (e Entry) Writes() string { return Writes(e.Resources, e.Effects) }
+
+// Writes says what a job writes: its shared resources when they are known,
+// else its accumulating effects with the call they are reached through
+// (what a report rests on), else the kinds of all its effects.
+func Writes(resources []string, effects []Effect) string {
+	if len(resources) > 0 {
+		return strings.Join(resources, ", ")
 	}
-	var kinds []string
-	for _, ef := range e.Effects {
+	var acc, kinds []string
+	for _, ef := range effects {
+		if !ef.Idempotent && !ef.Unknown {
+			at := cmp.Or(ef.Via, ef.API)
+			if d := ef.Kind + " via " + at; !slices.Contains(acc, d) {
+				acc = append(acc, d)
+			}
+		}
 		if !slices.Contains(kinds, ef.Kind) {
 			kinds = append(kinds, ef.Kind)
 		}
+	}
+	if len(acc) > 0 {
+		return strings.Join(acc, ", ")
 	}
 	return strings.Join(kinds, ", ")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/gatesift/gatesift-vet/analyzers/inventory"
 	"gopkg.in/yaml.v3"
 )
 
@@ -524,55 +523,29 @@ type InvEntry struct {
 		Line   int    `json:"line"`
 		Column int    `json:"column"`
 	} `json:"site"`
-	Scheduler string   `json:"scheduler,omitempty"`
-	Schedule  string   `json:"schedule,omitempty"`
-	Key       string   `json:"key,omitempty"`
-	Lease     string   `json:"lease,omitempty"`
-	Function  string   `json:"function,omitempty"`
-	Work      string   `json:"work,omitempty"`
-	Resources []string `json:"resources,omitempty"`
-	Effects   []struct {
-		Kind       string `json:"kind"`
-		Idempotent bool   `json:"idempotent,omitempty"`
-		Unknown    bool   `json:"unknown,omitempty"`
-		API        string `json:"api"`
-		Via        string `json:"via,omitempty"`
-	} `json:"effects,omitempty"`
-	Coordinator string   `json:"coordinator,omitempty"`
-	Guard       string   `json:"guard,omitempty"`
-	Designation string   `json:"designation,omitempty"`
-	PerReplica  string   `json:"per_replica,omitempty"`
-	Consumes    bool     `json:"consumes,omitempty"`
-	Verdict     string   `json:"verdict"`
-	Rules       []string `json:"rules,omitempty"`
-	Reason      string   `json:"reason,omitempty"`
+	Scheduler   string             `json:"scheduler,omitempty"`
+	Schedule    string             `json:"schedule,omitempty"`
+	Key         string             `json:"key,omitempty"`
+	Lease       string             `json:"lease,omitempty"`
+	Function    string             `json:"function,omitempty"`
+	Work        string             `json:"work,omitempty"`
+	Resources   []string           `json:"resources,omitempty"`
+	Effects     []inventory.Effect `json:"effects,omitempty"`
+	Coordinator string             `json:"coordinator,omitempty"`
+	Guard       string             `json:"guard,omitempty"`
+	Designation string             `json:"designation,omitempty"`
+	PerReplica  string             `json:"per_replica,omitempty"`
+	Consumes    bool               `json:"consumes,omitempty"`
+	Verdict     string             `json:"verdict"`
+	Rules       []string           `json:"rules,omitempty"`
+	Reason      string             `json:"reason,omitempty"`
 }
 
 // writes is what the Writes column shows: the shared resources, or else the
 // effects that can accumulate (neither idempotent nor unknown) with the
 // function they are reached through, so a finding shows its evidence; an
 // entry with only idempotent or unknown effects shows their kinds.
-func (e InvEntry) writes() string {
-	if len(e.Resources) > 0 {
-		return strings.Join(e.Resources, ", ")
-	}
-	var acc, kinds []string
-	for _, ef := range e.Effects {
-		if !ef.Idempotent && !ef.Unknown {
-			at := cmp.Or(ef.Via, ef.API)
-			if d := ef.Kind + " via " + at; !slices.Contains(acc, d) {
-				acc = append(acc, d)
-			}
-		}
-		if !slices.Contains(kinds, ef.Kind) {
-			kinds = append(kinds, ef.Kind)
-		}
-	}
-	if len(acc) > 0 {
-		return strings.Join(acc, ", ")
-	}
-	return strings.Join(kinds, ", ")
-}
+func (e InvEntry) writes() string { return inventory.Writes(e.Resources, e.Effects) }
 
 // parseInventory reads a schema-1 report and returns its distinct entries.
 func parseInventory(out []byte) ([]InvEntry, error) {
