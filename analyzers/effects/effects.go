@@ -145,6 +145,7 @@ type Result struct {
 	facades  map[facadeKey]facadeHit   // interface methods resolved to a known store
 	imported map[string]*types.Package // every package below this one
 	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
+	implAPIs map[implKey][]implAPI     // interface methods whose implementations the knowledge base names
 	ssa      *flow                     // value flow, built on first use
 	ssaTrace *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
 	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use
@@ -446,6 +447,12 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	}
 	if a, known := r.facade(fn); a != nil {
 		r.classify(call, known, a, &ev)
+		return ev, nil
+	}
+	if apis := r.implementationAPIs(fn); apis != nil {
+		for _, im := range apis {
+			r.classify(call, im.fn, im.api, &ev)
+		}
 		return ev, nil
 	}
 	if s, ok := r.implementationEffects(fn); ok {

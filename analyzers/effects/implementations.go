@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/gatesift/gatesift-vet/signals"
 )
 
 // implementations resolves a call through a project interface (a Store, a
@@ -28,34 +30,10 @@ func (r *Result) implementations(fn *types.Func) []*types.Func {
 	if impls, ok := r.impls[key]; ok {
 		return impls
 	}
-	var impls []*types.Func
-	scan := func(p *types.Package) {
-		for _, name := range p.Scope().Names() {
-			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() || r.testDouble(tn) {
-				continue
-			}
-			named, ok := tn.Type().(*types.Named)
-			if !ok {
-				continue
-			}
-			if _, isIface := named.Underlying().(*types.Interface); isIface {
-				continue
-			}
-			ptr := types.NewPointer(named)
-			if !types.Implements(ptr, iface) {
-				continue
-			}
-			obj, _, _ := types.LookupFieldOrMethod(ptr, false, p, fn.Name())
-			if m, ok := obj.(*types.Func); ok {
-				impls = append(impls, m)
-			}
-		}
-	}
-	scan(r.pass.Pkg)
+	impls := r.implsIn(r.pass.Pkg, iface, fn.Name())
 	for _, imp := range r.pass.Pkg.Imports() {
 		if r.pass.ImportPackageFact(imp, new(Reaches)) {
-			scan(imp)
+			impls = append(impls, r.implsIn(imp, iface, fn.Name())...)
 		}
 	}
 	if r.impls == nil {
@@ -63,6 +41,77 @@ func (r *Result) implementations(fn *types.Func) []*types.Func {
 	}
 	r.impls[key] = impls
 	return impls
+}
+
+// implsIn returns the methods called name of the named types of p (test
+// doubles aside) whose pointer implements iface.
+func (r *Result) implsIn(p *types.Package, iface *types.Interface, name string) []*types.Func {
+	var impls []*types.Func
+	for _, tname := range p.Scope().Names() {
+		tn, ok := p.Scope().Lookup(tname).(*types.TypeName)
+		if !ok || tn.IsAlias() || r.testDouble(tn) {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		if _, isIface := named.Underlying().(*types.Interface); isIface {
+			continue
+		}
+		ptr := types.NewPointer(named)
+		if !types.Implements(ptr, iface) {
+			continue
+		}
+		obj, _, _ := types.LookupFieldOrMethod(ptr, false, p, name)
+		if m, ok := obj.(*types.Func); ok {
+			impls = append(impls, m)
+		}
+	}
+	return impls
+}
+
+// implementationAPIs resolves a call through an interface whose every
+// implementation in the interface's own package is a method the knowledge
+// base names as an effect: a generated clientset's typed interface
+// (APIServiceInterface.UpdateStatus), implemented beside it by a struct
+// that embeds client-go's gentype.Client, is that client's write. The
+// interface's package is where generated code puts both. The call has the
+// effects of all of them; one the knowledge base does not name (an
+// in-memory variant) leaves the call unknown (nil).
+func (r *Result) implementationAPIs(fn *types.Func) []implAPI {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil || fn.Pkg() == nil {
+		return nil
+	}
+	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
+	if !ok || iface.NumMethods() == 0 {
+		return nil
+	}
+	key := implKey{iface: sig.Recv().Type(), name: fn.Name()}
+	if apis, ok := r.implAPIs[key]; ok {
+		return apis
+	}
+	var apis []implAPI
+	for _, m := range r.implsIn(fn.Pkg(), iface, fn.Name()) {
+		a := r.kb.Match(signals.Effects, m)
+		if a == nil || r.ownPlumbing(m, a) {
+			apis = nil
+			break
+		}
+		apis = append(apis, implAPI{api: a, fn: m})
+	}
+	if r.implAPIs == nil {
+		r.implAPIs = map[implKey][]implAPI{}
+	}
+	r.implAPIs[key] = apis
+	return apis
+}
+
+// implAPI is an implementation the knowledge base names, and its entry.
+type implAPI struct {
+	api *signals.API
+	fn  *types.Func
 }
 
 type implKey struct {

@@ -1,6 +1,7 @@
 package localsingleton_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestLocalSingleton(t *testing.T) {
 
 func TestStrictProfileAddsIdempotentWork(t *testing.T) {
 	strict := settings.Bind([]*analysis.Analyzer{localsingleton.Analyzer}, config.Source{Overrides: config.Overrides{Profile: "strict"}})[0]
-	analysistest.Run(t, testdata(t), strict, "le1001strict", "le1001strict/loadcmd")
+	analysistest.Run(t, testdata(t), strict, "le1001strict", "le1001strict/loadcmd", "le1001strict/k8sclient")
 }
 
 // The strict profile shows a certmagic Storage's Store of a configured
@@ -58,4 +59,34 @@ func TestStrictShowsStorageWritesIdempotent(t *testing.T) {
 // TestClientSend runs the client-package send fixture alone (ownsend.go).
 func TestClientSend(t *testing.T) {
 	analysistest.Run(t, testdata(t), localsingleton.Analyzer, "le1001/clientsend/output")
+}
+
+// collectErrors records what analysistest would report.
+type collectErrors struct{ msgs []string }
+
+func (c *collectErrors) Errorf(format string, args ...any) {
+	c.msgs = append(c.msgs, fmt.Sprintf(format, args...))
+}
+
+// TestKubernetesWritesSilentByDefault: the cluster writes that the strict
+// profile shows (le1001strict/k8sclient) are idempotent, so the default
+// profile reports none of them: every want of the fixture goes unmatched
+// and nothing else is reported.
+func TestKubernetesWritesSilentByDefault(t *testing.T) {
+	var c collectErrors
+	results := analysistest.Run(&c, testdata(t), localsingleton.Analyzer, "le1001strict/k8sclient")
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			t.Errorf("default profile reported %s", d.Message)
+		}
+	}
+	unmatched := 0
+	for _, m := range c.msgs {
+		if strings.Contains(m, "no diagnostic was reported matching") {
+			unmatched++
+		}
+	}
+	if unmatched != 2 || len(c.msgs) != 2 {
+		t.Errorf("analysistest said %q; want the two strict-only wants unmatched", c.msgs)
+	}
 }
