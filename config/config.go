@@ -121,6 +121,7 @@ func (c *Config) validate(filename string, lines map[string]int) []error {
 			{"schedulers", k.Schedulers}, {"effects", k.Effects}, {"locks", k.Locks},
 			{"coordinators", k.Coordinators}, {"guards", k.Guards}, {"designations", k.Designations},
 			{"per_replica", k.PerReplica}, {"leader_only", k.LeaderOnly},
+			{"engines", k.Engines}, {"commands", k.Commands},
 		} {
 			for i, a := range sec.list {
 				if a.Pkg == "" || a.Name == "" {

@@ -72,9 +72,16 @@ type Knowledge struct {
 	// Engines names the openers of embedded SQL engines (a file or memory
 	// the process holds itself): SQL on their handles is local state.
 	Engines []API `yaml:"engines,omitempty" json:"engines,omitempty"`
+	// Commands names the registration APIs of command-line libraries
+	// (kingpin, cobra): which command a function is the action of.
+	Commands []API `yaml:"commands,omitempty" json:"commands,omitempty"`
 
 	once  sync.Once
 	index map[string]map[section][]*API // pkg -> section -> entries
+	// known is the packages Knows reports: every section's but
+	// Commands', which names no work, effect or coordination (a package
+	// that imports only cobra has nothing for the analyzers to see).
+	known map[string]bool
 }
 
 type section int
@@ -90,12 +97,13 @@ const (
 	PerReplica
 	LeaderOnly
 	Engines
+	Commands
 	numSections
 )
 
 func (k *Knowledge) sections() [numSections]*[]API {
 	return [numSections]*[]API{&k.Schedulers, &k.Effects, &k.Locks, &k.Coordinators,
-		&k.Guards, &k.Designations, &k.PerReplica, &k.LeaderOnly, &k.Engines}
+		&k.Guards, &k.Designations, &k.PerReplica, &k.LeaderOnly, &k.Engines, &k.Commands}
 }
 
 // Merge appends other's entries to k. It must be called before the first
@@ -109,9 +117,13 @@ func (k *Knowledge) Merge(other *Knowledge) {
 
 func (k *Knowledge) build() {
 	k.index = make(map[string]map[section][]*API)
+	k.known = make(map[string]bool)
 	for s, list := range k.sections() {
 		for i := range *list {
 			a := &(*list)[i]
+			if section(s) != Commands {
+				k.known[a.Pkg] = true
+			}
 			m := k.index[a.Pkg]
 			if m == nil {
 				m = make(map[section][]*API)
@@ -123,18 +135,24 @@ func (k *Knowledge) build() {
 }
 
 // Knows reports whether any entry names the package path, so analyzers can
-// exit early on packages that import nothing relevant.
+// exit early on packages that import nothing relevant. Entries of Commands
+// do not count: a command-line library is no work, effect or coordination.
 func (k *Knowledge) Knows(pkgPath string) bool {
 	k.once.Do(k.build)
-	_, ok := k.index[pkgPath]
-	return ok
+	return k.known[pkgPath]
 }
 
-// Packages returns every package path the knowledge base names, sorted.
+// KnowsIn reports whether some entry of section s names the package path.
+func (k *Knowledge) KnowsIn(s section, pkgPath string) bool {
+	k.once.Do(k.build)
+	return len(k.index[pkgPath][s]) > 0
+}
+
+// Packages returns every package path Knows reports, sorted.
 func (k *Knowledge) Packages() []string {
 	k.once.Do(k.build)
-	out := make([]string, 0, len(k.index))
-	for p := range k.index {
+	out := make([]string, 0, len(k.known))
+	for p := range k.known {
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -169,6 +187,23 @@ func (k *Knowledge) Match(s section, fn *types.Func) *API {
 			}
 		}
 		return a
+	}
+	return nil
+}
+
+// MatchField returns the first entry of section s that names a field of
+// the named type t (Recv is the type's name, "*" for any type of Pkg; Name
+// the field's), or nil. An instantiation matches its origin.
+func (k *Knowledge) MatchField(s section, t *types.Named, field string) *API {
+	if t == nil || t.Obj().Pkg() == nil {
+		return nil
+	}
+	k.once.Do(k.build)
+	t = t.Origin()
+	for _, a := range k.index[t.Obj().Pkg().Path()][s] {
+		if (a.Recv == "*" || a.Recv == t.Obj().Name()) && nameMatches(a.Name, field) {
+			return a
+		}
 	}
 	return nil
 }

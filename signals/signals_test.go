@@ -104,3 +104,46 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("%d rules, want the ten of signals.md", len(Rules))
 	}
 }
+
+// The commands section: a struct-literal command's fields are found by
+// MatchField, a user's entries merge in, and command libraries do not make
+// a package relevant to the analyzers (Knows).
+func TestCommandFields(t *testing.T) {
+	builtin, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := ParseKnowledge("user.yaml", []byte("commands:\n  - {pkg: example.com/cli, recv: Command, name: Name, kind: command-field}\n  - {pkg: example.com/cli, recv: Command, name: Action, kind: action-field}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := new(Knowledge)
+	kb.Merge(builtin)
+	kb.Merge(user)
+	command := func(path string) *types.Named {
+		pkg := types.NewPackage(path, "cli")
+		return types.NewNamed(types.NewTypeName(0, pkg, "Command", nil), types.NewStruct(nil, nil), nil)
+	}
+	cobra, cli := command("github.com/spf13/cobra"), command("example.com/cli")
+	for _, c := range []struct {
+		t           *types.Named
+		field, kind string
+	}{
+		{cobra, "Use", "command-field"}, {cobra, "RunE", "action-field"}, {cobra, "Short", ""},
+		{cli, "Name", "command-field"}, {cli, "Action", "action-field"}, {cli, "Use", ""},
+	} {
+		got := ""
+		if a := kb.MatchField(Commands, c.t, c.field); a != nil {
+			got = a.Kind
+		}
+		if got != c.kind {
+			t.Errorf("MatchField(%s.Command, %s) = %q, want %q", c.t.Obj().Pkg().Path(), c.field, got, c.kind)
+		}
+	}
+	if !kb.KnowsIn(Commands, "example.com/cli") || kb.KnowsIn(Effects, "example.com/cli") {
+		t.Errorf("KnowsIn is wrong")
+	}
+	if kb.Knows("github.com/spf13/cobra") || kb.Knows("example.com/cli") {
+		t.Errorf("Knows counts a command library")
+	}
+}

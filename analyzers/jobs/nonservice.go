@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/gatesift/gatesift-vet/signals"
 )
 
 // Load generators, benchmarks and stress tests are commands a person runs
@@ -19,7 +21,8 @@ import (
 //   - or the function owning the job is reached, in this package, only
 //     from the action of a command registered under such a name (a
 //     kingpin app.Command("loadgen", ...).Action(c.run), a cobra Command
-//     with Use "bench" and Run or RunE): every call of it, followed up through unexported
+//     with Use "bench" and Run or RunE; the registration APIs are the
+//     commands section of the knowledge base): every call of it, followed up through unexported
 //     functions called directly, ends in that action. A function also
 //     reached from another command, from a value that escapes, from an
 //     interface call or from outside the package (exported) is not.
@@ -220,7 +223,7 @@ func (f *finder) commandSet() *commandSet {
 			// cmd := app.Command("loadgen", ...): cmd.Action(c.run) later.
 			if len(n.Lhs) == len(n.Rhs) {
 				for i, rhs := range n.Rhs {
-					if name := f.kingpinCommand(rhs, cmdVars); name != "" {
+					if name := f.registeredCommand(rhs, cmdVars); name != "" {
 						if obj := f.objOf(n.Lhs[i]); obj != nil {
 							cmdVars[obj] = name
 						}
@@ -228,13 +231,20 @@ func (f *finder) commandSet() *commandSet {
 				}
 			}
 		case *ast.CallExpr:
+			// app.Command("loadgen", ...).Action(c.run), cmd.Action(c.burst).
 			fn, _ := typeutil.Callee(f.pass.TypesInfo, n).(*types.Func)
 			sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
-			if !ok || fn == nil || fn.Name() != "Action" || len(n.Args) != 1 || !kingpinPkg(fn) {
+			if !ok || fn == nil {
 				return
 			}
-			if name := f.kingpinCommand(sel.X, cmdVars); name != "" {
-				register(name, n.Args[0])
+			a := f.kb.Match(signals.Commands, fn)
+			if a == nil || a.Kind != "action" {
+				return
+			}
+			if i, ok := a.Arg("fn"); ok && i < len(n.Args) {
+				if name := f.registeredCommand(sel.X, cmdVars); name != "" {
+					register(name, n.Args[i])
+				}
 			}
 		case *ast.CompositeLit:
 			name, actions := f.commandLiteral(n)
@@ -270,28 +280,34 @@ func (f *finder) commandSet() *commandSet {
 	return cs
 }
 
-// kingpinPkg: fn is a method of alecthomas/kingpin (any major version).
-func kingpinPkg(fn *types.Func) bool {
-	return fn.Pkg() != nil && strings.Contains(fn.Pkg().Path(), "alecthomas/kingpin")
-}
-
-// kingpinCommand returns the names of the kingpin commands in a receiver
-// chain (app.Command("bench", ...).Command("run", ...).PreAction(...)) or
-// held by a variable assigned one, joined by spaces; "" if none.
-func (f *finder) kingpinCommand(e ast.Expr, cmdVars map[types.Object]string) string {
+// registeredCommand returns the names of the commands registered in a
+// receiver chain (app.Command("bench", ...).Command("run", ...).PreAction(...),
+// the calls of signals/kb/commands.yaml) or held by a variable assigned
+// one, joined by spaces; "" if none.
+func (f *finder) registeredCommand(e ast.Expr, cmdVars map[types.Object]string) string {
 	var names []string
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.CallExpr:
 			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
 			fn, _ := typeutil.Callee(f.pass.TypesInfo, x).(*types.Func)
-			if !ok || fn == nil || !kingpinPkg(fn) {
+			if !ok || fn == nil {
 				return strings.Join(names, " ")
 			}
-			if fn.Name() == "Command" && len(x.Args) > 0 {
-				if s := f.constString(x.Args[0]); s != "" {
-					names = append(names, s)
+			a := f.kb.Match(signals.Commands, fn)
+			if a == nil {
+				return strings.Join(names, " ")
+			}
+			switch a.Kind {
+			case "command":
+				if i, ok := a.Arg("name"); ok && i < len(x.Args) {
+					if s := f.constString(x.Args[i]); s != "" {
+						names = append(names, s)
+					}
 				}
+			case "action", "chain":
+			default:
+				return strings.Join(names, " ")
 			}
 			e = sel.X
 		case *ast.Ident:
@@ -305,21 +321,18 @@ func (f *finder) kingpinCommand(e ast.Expr, cmdVars map[types.Object]string) str
 	}
 }
 
-// commandLiteral reads a cobra.Command literal (Use, Run, RunE): the
-// command's name and its actions.
+// commandLiteral reads a command's composite literal (a cobra.Command: Use,
+// Run, RunE; the fields of signals/kb/commands.yaml): the command's name
+// and its actions.
 func (f *finder) commandLiteral(lit *ast.CompositeLit) (string, []ast.Expr) {
 	t := f.pass.TypesInfo.TypeOf(lit)
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	named, ok := t.(*types.Named)
-	if !ok || named.Obj().Pkg() == nil || named.Obj().Name() != "Command" {
+	if !ok || named.Obj().Pkg() == nil || !f.kb.KnowsIn(signals.Commands, named.Obj().Pkg().Path()) {
 		return "", nil
 	}
-	if named.Obj().Pkg().Path() != "github.com/spf13/cobra" {
-		return "", nil
-	}
-	nameKey, actionKeys := "Use", map[string]bool{"Run": true, "RunE": true}
 	var name string
 	var actions []ast.Expr
 	for _, el := range lit.Elts {
@@ -331,12 +344,16 @@ func (f *finder) commandLiteral(lit *ast.CompositeLit) (string, []ast.Expr) {
 		if !ok {
 			continue
 		}
-		switch {
-		case key.Name == nameKey:
+		a := f.kb.MatchField(signals.Commands, named, key.Name)
+		if a == nil {
+			continue
+		}
+		switch a.Kind {
+		case "command-field":
 			if fields := strings.Fields(f.constString(kv.Value)); len(fields) > 0 {
 				name = fields[0] // cobra's Use: "bench [flags]"
 			}
-		case actionKeys[key.Name]:
+		case "action-field":
 			actions = append(actions, kv.Value)
 		}
 	}

@@ -56,6 +56,7 @@ func run(dir, out string) error {
 		{"Schedulers", k.Schedulers}, {"Effects", k.Effects}, {"Locks", k.Locks},
 		{"Coordinators", k.Coordinators}, {"Guards", k.Guards}, {"Designations", k.Designations},
 		{"PerReplica", k.PerReplica}, {"LeaderOnly", k.LeaderOnly}, {"Engines", k.Engines},
+		{"Commands", k.Commands},
 	} {
 		if s.list == nil {
 			continue
