@@ -18,15 +18,10 @@ import (
 // in-memory variant), the call stays unknown, and unknown code gives no
 // report.
 func (r *Result) implementations(fn *types.Func) []*types.Func {
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Recv() == nil {
+	iface, key := interfaceMethod(fn)
+	if iface == nil {
 		return nil
 	}
-	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
-	if !ok || iface.NumMethods() == 0 {
-		return nil
-	}
-	key := implKey{iface: sig.Recv().Type(), name: fn.Name()}
 	if impls, ok := r.impls[key]; ok {
 		return impls
 	}
@@ -80,15 +75,10 @@ func (r *Result) implsIn(p *types.Package, iface *types.Interface, name string) 
 // effects of all of them; one the knowledge base does not name (an
 // in-memory variant) leaves the call unknown (nil).
 func (r *Result) implementationAPIs(fn *types.Func) []implAPI {
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Recv() == nil || fn.Pkg() == nil {
+	iface, key := interfaceMethod(fn)
+	if iface == nil || fn.Pkg() == nil {
 		return nil
 	}
-	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
-	if !ok || iface.NumMethods() == 0 {
-		return nil
-	}
-	key := implKey{iface: sig.Recv().Type(), name: fn.Name()}
 	if apis, ok := r.implAPIs[key]; ok {
 		return apis
 	}
@@ -112,6 +102,21 @@ func (r *Result) implementationAPIs(fn *types.Func) []implAPI {
 type implAPI struct {
 	api *signals.API
 	fn  *types.Func
+}
+
+// interfaceMethod returns the interface fn is a method of, with the key
+// its resolutions are cached under; nil for a function or a method of a
+// concrete or empty interface type.
+func interfaceMethod(fn *types.Func) (*types.Interface, implKey) {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil, implKey{}
+	}
+	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
+	if !ok || iface.NumMethods() == 0 {
+		return nil, implKey{}
+	}
+	return iface, implKey{iface: sig.Recv().Type(), name: fn.Name()}
 }
 
 type implKey struct {
