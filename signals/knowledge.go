@@ -78,10 +78,6 @@ type Knowledge struct {
 
 	once  sync.Once
 	index map[string]map[section][]*API // pkg -> section -> entries
-	// known is the packages Knows reports: every section's but
-	// Commands', which names no work, effect or coordination (a package
-	// that imports only cobra has nothing for the analyzers to see).
-	known map[string]bool
 }
 
 type section int
@@ -117,13 +113,9 @@ func (k *Knowledge) Merge(other *Knowledge) {
 
 func (k *Knowledge) build() {
 	k.index = make(map[string]map[section][]*API)
-	k.known = make(map[string]bool)
 	for s, list := range k.sections() {
 		for i := range *list {
 			a := &(*list)[i]
-			if section(s) != Commands {
-				k.known[a.Pkg] = true
-			}
 			m := k.index[a.Pkg]
 			if m == nil {
 				m = make(map[section][]*API)
@@ -139,7 +131,19 @@ func (k *Knowledge) build() {
 // do not count: a command-line library is no work, effect or coordination.
 func (k *Knowledge) Knows(pkgPath string) bool {
 	k.once.Do(k.build)
-	return k.known[pkgPath]
+	return known(k.index[pkgPath])
+}
+
+// known: a package's entries name work, effects or coordination. A
+// command-line library alone (Commands) does not: a package that imports
+// only cobra has nothing for the analyzers to see.
+func known(bySection map[section][]*API) bool {
+	for s, list := range bySection {
+		if s != Commands && len(list) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // KnowsIn reports whether some entry of section s names the package path.
@@ -151,9 +155,11 @@ func (k *Knowledge) KnowsIn(s section, pkgPath string) bool {
 // Packages returns every package path Knows reports, sorted.
 func (k *Knowledge) Packages() []string {
 	k.once.Do(k.build)
-	out := make([]string, 0, len(k.known))
-	for p := range k.known {
-		out = append(out, p)
+	var out []string
+	for p, bySection := range k.index {
+		if known(bySection) {
+			out = append(out, p)
+		}
 	}
 	sort.Strings(out)
 	return out
