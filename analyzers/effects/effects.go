@@ -399,11 +399,12 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 	if fn == nil {
 		return ev, nil
 	}
-	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" && a.Kind != leaderStateKind {
+	if a := r.kb.Match(signals.Coordinators, fn); a != nil && a.Kind != "dedup" && a.Kind != "owner-lookup" && a.Kind != leaderStateKind && a.Kind != "lock-new" {
 		// (a dedup option coordinates the registration that carries it,
 		// read by the jobs analysis, not the statements after its call;
 		// a hash-ring lookup says who owns a key, and only the comparison
-		// that follows it, read by LE4001, says whether this replica does)
+		// that follows it, read by LE4001, says whether this replica does;
+		// a lock built is not yet held: the election that runs it is)
 		ev.Coordination = shortAPI(apiName(fn))
 		if i, ok := a.Arg("fn"); ok && i < len(call.Args) {
 			if lit, ok := ast.Unparen(call.Args[i]).(*ast.FuncLit); ok {

@@ -65,6 +65,16 @@
 // and f.Stat()), and the removal runs before the unlock (a later unlock or
 // Close, or one deferred before a deferred removal).
 //
+// A client-go lease held under the host name alone: the value stored into
+// resourcelock.ResourceLockConfig.Identity (an owner-identity field of the
+// knowledge base) can be os.Hostname()'s result on some path, through string
+// transforms, constant joins, fields and helpers of the package
+// (effects.HostNameOnly). The election treats a lease whose holder identity
+// is its own as its own, so two processes on one host both lead. Reported at
+// the resourcelock.New* call the config is passed to, else at the field.
+// Silent when a nonce, the pid or any value the package cannot see joins the
+// name, and for a pod name read from the environment.
+//
 // Silent: compare-and-delete scripts (Eval, Script.Run, DELEX IFEQ), a DEL
 // inside a WATCH transaction, releases of redislock, redsync and other lock
 // handles, pinned connections (*sql.Conn, pgxpool.Conn),

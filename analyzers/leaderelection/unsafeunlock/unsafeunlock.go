@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/gatesift/gatesift-vet/analyzers/effects"
 	"github.com/gatesift/gatesift-vet/analyzers/expiryfilelocks"
 	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/projectlocks"
@@ -15,7 +16,7 @@ import (
 )
 
 // Analyzer reports LE3002.
-var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer, expiryfilelocks.Analyzer}})
+var Analyzer = rule.New(rule.Spec{ID: "LE3002", Run: run, Requires: []*analysis.Analyzer{projectlocks.Analyzer, expiryfilelocks.Analyzer, effects.Analyzer}})
 
 func run(p *rule.Pass) error {
 	info := p.TypesInfo
@@ -51,6 +52,8 @@ func run(p *rule.Pass) error {
 	if p.ImportsKnown() {
 		fileLocks(p)
 		flockRemovals(p)
+		eff, _ := p.Pass.ResultOf[effects.Analyzer].(*effects.Result)
+		hostIdentities(p, eff)
 		if err := expiryFileLocks(p); err != nil {
 			return err
 		}
