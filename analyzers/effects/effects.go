@@ -146,6 +146,7 @@ type Result struct {
 	imported map[string]*types.Package // every package below this one
 	impls    map[implKey][]*types.Func // interface methods resolved to their implementations
 	implAPIs map[implKey][]implAPI     // interface methods whose implementations the knowledge base names
+	implPkgs map[*types.Package]bool   // packages that are or import a package with effects (effectsBeside)
 	ssa      *flow                     // value flow, built on first use
 	ssaTrace *ssaTrace                 // who asks for it, under GATESIFT_DEBUG_SSA=1
 	rmw      map[token.Pos]*rmwHit     // read-modify-writes by write call, found on first use

@@ -82,6 +82,9 @@ func (r *Result) implementationAPIs(fn *types.Func) []implAPI {
 	if apis, ok := r.implAPIs[key]; ok {
 		return apis
 	}
+	if !r.effectsBeside(fn.Pkg()) {
+		return nil
+	}
 	var apis []implAPI
 	for _, m := range r.implsIn(fn.Pkg(), iface, fn.Name()) {
 		a := r.kb.Match(signals.Effects, m)
@@ -96,6 +99,26 @@ func (r *Result) implementationAPIs(fn *types.Func) []implAPI {
 	}
 	r.implAPIs[key] = apis
 	return apis
+}
+
+// effectsBeside: an implementation in p can be a method the knowledge base
+// names only when p is, or directly imports, a package with effects in it
+// (a typed clientset's package imports gentype): for every other
+// interface the scan of p's scope is skipped. Cached per package, since
+// the effects analysis runs on every dependency under go vet.
+func (r *Result) effectsBeside(p *types.Package) bool {
+	if known, ok := r.implPkgs[p]; ok {
+		return known
+	}
+	known := r.kb.KnowsIn(signals.Effects, p.Path())
+	for _, imp := range p.Imports() {
+		known = known || r.kb.KnowsIn(signals.Effects, imp.Path())
+	}
+	if r.implPkgs == nil {
+		r.implPkgs = map[*types.Package]bool{}
+	}
+	r.implPkgs[p] = known
+	return known
 }
 
 // implAPI is an implementation the knowledge base names, and its entry.
