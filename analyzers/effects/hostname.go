@@ -30,7 +30,7 @@ func (fl *flow) hostOnly(v ssa.Value, env map[*ssa.Parameter]ssa.Value, depth in
 	if v == nil || depth > maxDepth {
 		return nil
 	}
-	switch v := v.(type) {
+	switch v := unwrap(v).(type) { // conversions and interfaces carry the name unchanged
 	case *ssa.Extract:
 		if c, ok := v.Tuple.(*ssa.Call); ok && v.Index == 0 {
 			return fl.hostOnly(c, env, depth+1)
@@ -50,12 +50,6 @@ func (fl *flow) hostOnly(v ssa.Value, env map[*ssa.Parameter]ssa.Value, depth in
 			return y
 		}
 	case *ssa.Slice:
-		return fl.hostOnly(v.X, env, depth+1)
-	case *ssa.MakeInterface:
-		return fl.hostOnly(v.X, env, depth+1)
-	case *ssa.ChangeType:
-		return fl.hostOnly(v.X, env, depth+1)
-	case *ssa.Convert:
 		return fl.hostOnly(v.X, env, depth+1)
 	case *ssa.Phi:
 		for _, e := range v.Edges {
