@@ -50,7 +50,10 @@ func hostIdentities(p *rule.Pass, eff *effects.Result) {
 				}
 				p.Report(analysis.Diagnostic{
 					Pos: pos,
+					// the identity's field first: the inventory files a lock
+					// finding under its first related position (the lock)
 					Related: []analysis.RelatedInformation{
+						{Pos: st.Pos(), Message: "the lease's identity is set here"},
 						{Pos: host.Pos(), Message: "the identity is this host name (os.Hostname), with nothing per-process added"},
 					},
 					Message: "the lease is held under " + at + ", which can be the host name alone (os.Hostname, line " +
