@@ -11,6 +11,8 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/gatesift/gatesift-vet/analyzers/effects"
+	"github.com/gatesift/gatesift-vet/analyzers/leadership"
+	"github.com/gatesift/gatesift-vet/analyzers/lockfacts"
 	"github.com/gatesift/gatesift-vet/analyzers/rule"
 	"github.com/gatesift/gatesift-vet/signals"
 )
@@ -57,7 +59,7 @@ func hostIdentities(p *rule.Pass, eff *effects.Result) {
 						{Pos: host.Pos(), Message: "the identity is this host name (os.Hostname), with nothing per-process added"},
 					},
 					Message: "the lease is held under " + at + ", which can be the host name alone (os.Hostname, line " +
-						line(p, host.Pos()) + "): the election takes the holder's identity for ownership, so a second " +
+						strconv.Itoa(lockfacts.Line(p.Fset, host.Pos())) + "): the election takes the holder's identity for ownership, so a second " +
 						"process on the same host (hostNetwork pods on one node, two instances on one machine) counts as " +
 						"the holder too, renews the same lease and both lead at once; add a per-process nonce " +
 						"(id + \"_\" + uuid.NewString(), as kube-controller-manager does) or use the elector, whose default " +
@@ -87,24 +89,12 @@ func ownerIdentityField(kb *signals.Knowledge, addr ssa.Value) bool {
 	if !ok {
 		return false
 	}
-	named := structNamed(fa.X.Type())
-	if named == nil {
+	n := leadership.NamedOf(fa.X.Type())
+	if n == nil {
 		return false
 	}
-	s, ok := named.Underlying().(*types.Struct)
-	if !ok || fa.Field >= s.NumFields() {
-		return false
-	}
-	a := kb.MatchField(signals.Coordinators, named, s.Field(fa.Field).Name())
-	return a != nil && a.Kind == "owner-identity"
-}
-
-func structNamed(t types.Type) *types.Named {
-	if ptr, ok := t.Underlying().(*types.Pointer); ok {
-		t = ptr.Elem()
-	}
-	n, _ := types.Unalias(t).(*types.Named)
-	return n
+	s, ok := n.Underlying().(*types.Struct)
+	return ok && fa.Field < s.NumFields() && leadership.FieldOf(kb, n, s.Field(fa.Field).Name(), "owner-identity") != nil
 }
 
 // reportPos: the lock constructor call the config the field belongs to is
@@ -127,11 +117,8 @@ func reportPos(p *rule.Pass, st *ssa.Store) (token.Pos, string) {
 					continue
 				}
 				fn, _ := callee.Object().(*types.Func)
-				if fn == nil {
-					continue
-				}
-				a := p.KB.Match(signals.Coordinators, fn)
-				if a == nil || a.Kind != "lock-new" {
+				a := leadership.Kind(p.KB, fn, "lock-new")
+				if a == nil {
 					continue
 				}
 				if i, ok := a.Arg("config"); ok && i < len(call.Common().Args) && call.Common().Args[i] == load {
@@ -158,8 +145,4 @@ func enclosingCall(p *rule.Pass, lparen token.Pos) *ast.CallExpr {
 		}
 	}
 	return nil
-}
-
-func line(p *rule.Pass, pos token.Pos) string {
-	return strconv.Itoa(p.Fset.Position(pos).Line)
 }
