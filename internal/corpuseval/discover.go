@@ -60,9 +60,15 @@ var (
 	sqlSkipLocked = regexp.MustCompile(`(?i)skip\s+locked`)
 	// The table name (after an optional schema) is lock/lease/leader or has
 	// it after an underscore: app_locks, leases, leader_election; not
-	// state_block or releases.
-	sqlLockTable = regexp.MustCompile("(?i)\\b(insert\\s+(or\\s+\\w+\\s+)?into|delete\\s+from|update|replace\\s+into)\\s+[\"`]?(\\w+\\.)?(\\w+_)?(lock|lease|leader)\\w*")
+	// state_block or releases. UPDATE needs its SET, so that prose such as
+	// a log message "failed to update lease" is not taken for SQL.
+	sqlLockTable = regexp.MustCompile("(?i)\\b((insert\\s+(or\\s+\\w+\\s+)?into|delete\\s+from|replace\\s+into)\\s+" + lockTableName +
+		"|update\\s+" + lockTableName + "[\"`]?\\s+set\\b)")
 )
+
+// lockTableName is a table name (after an optional schema and quote) that is
+// lock, lease or leader or has it after an underscore.
+const lockTableName = "[\"`]?(\\w+\\.)?(\\w+_)?(lock|lease|leader)\\w*"
 
 func names(ns ...string) map[string]bool {
 	m := map[string]bool{}

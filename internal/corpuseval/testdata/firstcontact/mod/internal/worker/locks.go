@@ -5,6 +5,7 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"log"
 
 	"github.com/go-redsync/redsync/v4"
 	"github.com/redis/go-redis/v9"
@@ -33,6 +34,7 @@ func locks(ctx context.Context, rdb *redis.Client, conn interface {
 	db.ExecContext(ctx, "INSERT INTO state_block (id) VALUES ($1)", 1)         // "block" is not a lock table: not a site
 	db.ExecContext(ctx, "UPDATE public.leases SET holder = $1", "me")          // site: lock SQL lock/lease table
 	db.ExecContext(ctx, "DELETE FROM sessions WHERE expires < now()")          // not a lock table: not a site
+	log.Print("failed to update lease using latest lease")                     // prose, not SQL: not a site
 	e := concurrency.NewElection(sess, "/leader")                              // site: election concurrency.NewElection
 	e.Campaign(ctx, "me")                                                      // site: election .Campaign
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{})        // site: election leaderelection.RunOrDie
