@@ -23,6 +23,16 @@
 //     The same check applies to the work function of this project's
 //     elector (Candidate.Run), and to callbacks held in a local closure
 //     variable or declared as functions of the package;
+//   - leadership reduced to a value on a channel (flagsignal.go): the
+//     OnStartedLeading callback drops its context and only sends true on a
+//     channel (a field, a local, or a parameter whose callers pass a local
+//     of theirs), OnStoppedLeading only sends false on it (both may log);
+//     the receiver keeps the value and, while it is true, starts goroutines
+//     that are handed no context or channel and whose body reads no
+//     context and receives from no channel, and does more than log. The
+//     false stops new work, not the goroutines already running. Reported
+//     at the go statement, once per function started, Related at the two
+//     sends and the receive;
 //   - a Consul (*api.Lock).Lock whose lost-leadership channel is discarded;
 //   - a lock acquire (gocron Locker.Lock, redsync, redislock, etcd Mutex,
 //     Azure Blob AcquireLease, or any Lock/TryLock/Acquire method returning a

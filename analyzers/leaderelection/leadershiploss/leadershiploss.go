@@ -170,6 +170,7 @@ func run(p *rule.Pass) error {
 	reportFiles := p.Files()
 	for _, s := range c.sites(reportFiles) {
 		c.checkSite(s)
+		c.checkFlagSignal(s)
 	}
 	c.checkLocks(reportFiles)
 	c.checkRenewLoops(reportFiles)

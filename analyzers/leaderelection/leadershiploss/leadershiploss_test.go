@@ -60,6 +60,15 @@ import (
 // own timeout context) and renewRetried (a retry helper calling its
 // operation); each guard deleted once and seen to fail.
 //
+// The le4001/flagsignal package pairs every silence of leadership sent as a
+// value (flagsignal.go) with a report: exiting (the stop callback exits) and
+// holding (the start callback waits on its context) with assigner, bound (a
+// context handed to the goroutine), cancelling (a field context read),
+// stopping (a stop channel received), ranging (a work channel ranged over)
+// and announcing (the goroutine only logs) with assigner, literal with
+// literalFree; the second start of the same work is not reported again.
+// Each guard deleted once and seen to fail.
+//
 // The le4001/keptflag package pairs every silence of the kept leadership
 // flag (keptflag.go) with a report: Clearing (Store(false) on the error
 // path) and Resetting (the setter with false) with Seat; Cancelling (a
@@ -103,5 +112,5 @@ func TestLeadershipLoss(t *testing.T) {
 	}
 	analysistest.Run(t, dir, leadershiploss.Analyzer, "le4001/leasekeeper", "le4001", "le4001/election", "le4001/platform", "le4001/controllers", "le4001/electorwork", "le4001/azure", "le4001/quietwrap", "le4001/quietuse", "le4001/renewloop", "le4001/renewheld", "le4001/renewheld/anyholder", "le4001/ownerloop", "le4001/renewdeadline", "le4001/unbounded", "le4001/unbounded/leases", "le4001/unbounded/consullease",
 		"le4001/gated/config", "le4001/gated/provider", "le4001/gated/runner", "le4001/gated/providerrunner", "le4001/gated/providerexit",
-		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag", "le4001/lostcancel", "le4001/flaglease/lockclient", "le4001/flaglease/holder", "le4001/latestart")
+		"le4001/gated/cmd", "le4001/gated/cmdexit", "le4001/gated/single", "le4001/gated/singleexit", "le4001/gated/clientgo", "le4001/gated/envtest", "le4001/session", "le4001/session/shopify", "le4001/session/retrylib", "le4001/session/uselib", "le4001/mutexrenew", "le4001/keptflag", "le4001/lostcancel", "le4001/flaglease/lockclient", "le4001/flaglease/holder", "le4001/latestart", "le4001/flagsignal")
 }

@@ -335,20 +335,27 @@ func (c *checker) onlyLogsList(list []ast.Stmt) bool {
 			return false
 		}
 		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
-		if !ok {
+		if !ok || !c.logCall(call) {
 			return false
 		}
-		fn := c.callee(call)
-		if fn == nil || fn.Pkg() == nil {
+	}
+	return true
+}
+
+// logCall reports whether a call writes a log line and nothing else: a
+// logging package's function or a logger's method, not of the Fatal, Panic
+// and Exit families.
+func (c *checker) logCall(call *ast.CallExpr) bool {
+	fn := c.callee(call)
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	if !logging(fn.Pkg().Path()) && !isLoggerMethod(fn) && !projectLogger(fn) {
+		return false
+	}
+	for _, p := range []string{"Fatal", "Panic", "DPanic", "Exit", "FlushAndExit"} {
+		if strings.HasPrefix(fn.Name(), p) {
 			return false
-		}
-		if !logging(fn.Pkg().Path()) && !isLoggerMethod(fn) && !projectLogger(fn) {
-			return false
-		}
-		for _, p := range []string{"Fatal", "Panic", "DPanic", "Exit"} {
-			if strings.HasPrefix(fn.Name(), p) {
-				return false
-			}
 		}
 	}
 	return true
