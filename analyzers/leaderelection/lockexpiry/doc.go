@@ -20,7 +20,12 @@
 //   - a GETSET takeover of a lock key: GETSET drops the key's TTL, so the
 //     lock has no expiry until a separate Expire, if any;
 //   - an etcd create-if-absent transaction (If(Compare(CreateRevision(k),
-//     "=", 0)).Then(OpPut(k, v))) whose put carries no clientv3.WithLease;
+//     "=", 0)).Then(OpPut(k, v))) whose put carries no clientv3.WithLease,
+//     in a function or type named like a lock (lock, lease, leader, elect,
+//     campaign, acquire, claim, mutex) or on a key with a constant part
+//     ("/locks/compactor", "/leader/"+name); a create of a key made only of
+//     parameters and fields elsewhere (a store's Create(path, contents)) is
+//     a primitive whose use its caller decides, and is silent;
 //   - SQL lock rows: INSERT into, or UPDATE ... SET owner = of, a table named
 //     like a lock (locks, job_lock, leader_election, leases) whose statement
 //     has no expiry or time column;

@@ -2,7 +2,11 @@ package lockexpiry
 
 import (
 	"go/ast"
+	"go/constant"
+	"go/token"
 	"go/types"
+	"strings"
+	"unicode"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -121,7 +125,11 @@ func noTTLWhy(op *lockfacts.Op) string {
 }
 
 // etcdTxn reports OpPut(k, v) without WithLease in a transaction that
-// compares CreateRevision(k) or Version(k) with 0 in the same function.
+// compares CreateRevision(k) or Version(k) with 0 in the same function,
+// when the put is a lock: the function is named like one, or the key is
+// the code's own (it has a constant part). A create-if-absent of a key
+// made only of parameters and fields, in a function named otherwise, is a
+// store's create primitive whose use the caller decides: silent.
 func etcdTxn(p *rule.Pass, info *types.Info, f *lockfacts.Func) {
 	absent := map[string]*ast.CallExpr{} // key text -> Compare call
 	for _, op := range f.Ops {
@@ -156,6 +164,11 @@ func etcdTxn(p *rule.Pass, info *types.Info, f *lockfacts.Func) {
 		if cmp == nil {
 			continue
 		}
+		if !lockNamed(f.Decl) && !namesKey(info, f.Decl, op.Key) {
+			// a store's create primitive (topo's Create(path, contents)):
+			// the caller names the key and decides what it is for
+			continue
+		}
 		leased := false
 		for _, o := range op.Opts {
 			call, ok := ast.Unparen(o).(*ast.CallExpr)
@@ -184,4 +197,83 @@ func etcdTxn(p *rule.Pass, info *types.Info, f *lockfacts.Func) {
 				"grant a lease (Grant + KeepAlive) and put with clientv3.WithLease(id), or use concurrency.NewMutex or the elector's etcd store",
 			op.KeyLabel(), crash)
 	}
+}
+
+// lockNamed: the function or its receiver type is named like a lock, a
+// lease or an election.
+func lockNamed(fd *ast.FuncDecl) bool {
+	for _, n := range []string{fd.Name.Name, lockfacts.RecvTypeName(fd)} {
+		l := strings.ToLower(n)
+		for _, w := range []string{"lock", "lease", "leader", "elect", "campaign", "acquire", "claim", "mutex"} {
+			if strings.Contains(l, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesKey: the key expression, through the local variables of fd it is
+// built from (each defined once), has a string constant with a letter in
+// it ("/locks/compactor", "/leader/"+name): the code names the key.
+func namesKey(info *types.Info, fd *ast.FuncDecl, key ast.Expr) bool {
+	seen := map[types.Object]bool{}
+	var named func(e ast.Expr) bool
+	named = func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && strings.ContainsFunc(n.Value, unicode.IsLetter) {
+					found = true
+				}
+			case *ast.Ident:
+				o := info.Uses[n]
+				if c, ok := o.(*types.Const); ok && c.Val().Kind() == constant.String && strings.ContainsFunc(constant.StringVal(c.Val()), unicode.IsLetter) {
+					found = true
+					return false
+				}
+				v, ok := o.(*types.Var)
+				if !ok || seen[v] || v.Pos() < fd.Pos() || v.Pos() >= fd.End() {
+					return true
+				}
+				seen[v] = true
+				if d := definition(info, fd, v); d != nil && named(d) {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	return named(key)
+}
+
+// definition: the expression a local variable of fd is given where it is
+// defined (v := e, var v = e), or nil.
+func definition(info *types.Info, fd *ast.FuncDecl, v *types.Var) ast.Expr {
+	var def ast.Expr
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && info.Defs[id] == v {
+						def = n.Rhs[i]
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, nm := range n.Names {
+				if info.Defs[nm] == v && i < len(n.Values) {
+					def = n.Values[i]
+				}
+			}
+		}
+		return def == nil
+	})
+	return def
 }

@@ -62,3 +62,40 @@ func etcdCAS(ctx context.Context, cli *clientv3.Client, old, v string) error {
 		Commit()
 	return err
 }
+
+// topoStore is a key-value store over etcd: its Create is a primitive whose
+// key the caller names.
+type topoStore struct {
+	cli  *clientv3.Client
+	root string
+}
+
+// Create makes a record only if it does not exist yet: not a lock.
+func (s *topoStore) Create(ctx context.Context, p, contents string) error {
+	nodePath := s.root + "/" + p
+	_, err := s.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.Version(nodePath), "=", 0)).
+		Then(clientv3.OpPut(nodePath, contents)).
+		Commit()
+	return err
+}
+
+// CreateLock: the same primitive under a lock's name.
+func (s *topoStore) CreateLock(ctx context.Context, p, contents string) error {
+	nodePath := s.root + "/" + p
+	_, err := s.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.Version(nodePath), "=", 0)).
+		Then(clientv3.OpPut(nodePath, contents)). // want `no lease`
+		Commit()
+	return err
+}
+
+// CreateMarker: the same name, but the code names the key.
+func (s *topoStore) CreateMarker(ctx context.Context, contents string) error {
+	nodePath := s.root + "/singletons/compactor"
+	_, err := s.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.Version(nodePath), "=", 0)).
+		Then(clientv3.OpPut(nodePath, contents)). // want `no lease`
+		Commit()
+	return err
+}
