@@ -114,20 +114,7 @@ func (c *checker) paramIndex(fd *ast.FuncDecl, e ast.Expr) int {
 	if v == nil {
 		return -1
 	}
-	i := 0
-	for _, f := range fd.Type.Params.List {
-		if len(f.Names) == 0 {
-			i++
-			continue
-		}
-		for _, n := range f.Names {
-			if c.info.Defs[n] == v {
-				return i
-			}
-			i++
-		}
-	}
-	return -1
+	return c.paramOf(fd, v)
 }
 
 // forwarded resolves e to a parameter of some function: directly (a
