@@ -27,8 +27,15 @@ func (r *Result) classify(call *ast.CallExpr, fn *types.Func, a *signals.API, ev
 		}
 		return nil
 	}
-	if a.Pkg == "database/sql" && (a.Kind == "sql" || a.Kind == "sqlread" || a.Kind == "write") && r.embeddedHandle(call) {
-		return // SQL on an embedded engine this package opened: local state (embedded.go)
+	if a.Pkg == "database/sql" && (a.Kind == "sql" || a.Kind == "sqlread" || a.Kind == "write") {
+		if r.embeddedHandle(call) {
+			return // SQL on an embedded engine this package opened: local state (embedded.go)
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			if p := r.paramIndex(call, sel.X); p >= 0 {
+				e.Handle = p + 1 // the callers say which engine it is
+			}
+		}
 	}
 	switch a.Kind {
 	case "consume":

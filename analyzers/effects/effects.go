@@ -41,10 +41,15 @@ type Effect struct {
 	// (arguments of its statement): a caller that passes the instance's
 	// own identity there writes only its own row (a lease heartbeat
 	// through a store of another package).
-	Keys  []int
-	API   string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
-	Where string // file:line of that call, for messages in other packages
-	Via   string // the function the effect is reached through, if not direct
+	Keys []int
+	// Handle links a database/sql statement to the parameter (1-based,
+	// receiver not counted) of the function the effect is reached through
+	// that is the handle it runs on: a call that passes a handle of an
+	// embedded engine there drops it (embedded.go); 0 when not a parameter.
+	Handle int
+	API    string // the call that has the effect, e.g. "database/sql.(*DB).ExecContext"
+	Where  string // file:line of that call, for messages in other packages
+	Via    string // the function the effect is reached through, if not direct
 	// Extends: the write moves the expiry of the rows it keys (a lease's
 	// or a message's visibility timeout, sqltext.ExtendsExpiry): a
 	// renewal when the key is one the caller holds.
@@ -170,7 +175,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        "compute the shared-state effects and coordination of functions (facts)",
 	Run:        run,
 	Requires:   []*analysis.Analyzer{settings.Analyzer},
-	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil), (*Drain)(nil), (*Send)(nil)},
+	FactTypes:  []analysis.Fact{(*Summary)(nil), (*Reaches)(nil), (*Reads)(nil), (*ReadsAnswers)(nil), (*Drain)(nil), (*Send)(nil), (*EmbeddedOpener)(nil)},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 }
 
@@ -240,6 +245,7 @@ func run(pass *analysis.Pass) (res any, err error) {
 	if exported {
 		pass.ExportPackageFact(&Reaches{})
 	}
+	r.exportOpeners()
 	return r, nil
 }
 
@@ -502,6 +508,9 @@ func (r *Result) callEvent(call *ast.CallExpr) (ev Event, coordinated []*ast.Fun
 		}
 		if !r.resolveTests(call, fn, &e) {
 			continue // a branch the constant argument does not select
+		}
+		if e.Handle > 0 && !r.carryHandle(call, &e) {
+			continue // the helper's statement runs on an embedded engine's handle
 		}
 		if e.Stmt > 0 && !r.resolveStatement(call, &e, &ev) {
 			continue // the statement this call hands on is a read, a claim, per-replica

@@ -28,8 +28,13 @@ import (
 // package may set, another driver) keeps the effect.
 //
 // The SSA form is asked for only in packages that call such an opener
-// themselves (opensEmbedded): a handle opened elsewhere reaches this
-// package as a parameter or an exported field, which never counts.
+// themselves (opensEmbedded), or a function of another package whose
+// EmbeddedOpener fact says it returns such a handle (a helper that opens
+// sqlite and caches the handle in a map). A handle that reaches a
+// package as a parameter counts only through its callers: a statement
+// run on a parameter handle is linked to it (Effect.Handle), and a call
+// that passes an embedded handle there drops it (carryHandle). An
+// exported field another package may set never counts.
 
 // embeddedHandle: the receiver of call (a database/sql method) is a handle
 // of an embedded engine this package opened.
@@ -64,6 +69,8 @@ func (r *Result) opensEmbedded() bool {
 				if i, ok := a.Arg("driver"); !ok || i < len(call.Args) && slices.Contains(a.Values, first(r.constString(call.Args[i]))) {
 					r.embedded = 1 // the connector of OpenDB is judged at the effect
 				}
+			} else if fn != nil && fn.Pkg() != nil && fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn, new(EmbeddedOpener)) {
+				r.embedded = 1
 			}
 			return true
 		})
@@ -88,6 +95,8 @@ func (r *Result) localHandle(fl *flow, v ssa.Value, depth int) bool {
 		return x.Index == 0 && r.localHandle(fl, x.Tuple, depth+1)
 	case *ssa.Call:
 		return r.localOpen(fl, &x.Call, depth)
+	case *ssa.Lookup:
+		return r.mapOfHandles(fl, x.X, depth)
 	case *ssa.UnOp:
 		if x.Op != token.MUL {
 			return false
@@ -156,7 +165,17 @@ func (r *Result) localOpen(fl *flow, c *ssa.CallCommon, depth int) bool {
 	if fn.Pkg().Path() == "database/sql" && handleMethods[fn.Name()] && signals.RecvName(fn) != "" && len(c.Args) > 0 {
 		return r.localHandle(fl, c.Args[0], depth+1)
 	}
-	if fn.Pkg() != r.pass.Pkg || len(callee.Blocks) == 0 {
+	if fn.Pkg() != r.pass.Pkg {
+		// an opener of another package: its fact says so
+		return r.pass.ImportObjectFact(fn, new(EmbeddedOpener))
+	}
+	return r.returnsLocal(fl, callee, depth)
+}
+
+// returnsLocal: every return of callee's first result (nil aside) is a
+// local handle.
+func (r *Result) returnsLocal(fl *flow, callee *ssa.Function, depth int) bool {
+	if len(callee.Blocks) == 0 {
 		return false
 	}
 	n := 0
@@ -219,4 +238,93 @@ func engineOpen(a *signals.API, c *ssa.CallCommon) bool {
 		return ok && named.Obj().Pkg() != nil && slices.Contains(a.Values, named.Obj().Pkg().Path())
 	}
 	return false
+}
+
+// EmbeddedOpener is a function's fact: its first result, whenever not nil,
+// is a handle of an embedded engine its package opens.
+type EmbeddedOpener struct{}
+
+// AFact marks EmbeddedOpener as a fact.
+func (*EmbeddedOpener) AFact() {}
+
+func (*EmbeddedOpener) String() string { return "returns an embedded engine's handle" }
+
+// exportOpeners exports EmbeddedOpener for the functions of this package
+// that return a *sql.DB which is always a local handle. Only packages that
+// open one (or call another package's opener) build the SSA form for it.
+func (r *Result) exportOpeners() {
+	if !r.opensEmbedded() {
+		return
+	}
+	fl := r.flow()
+	for _, f := range fl.funcs {
+		fn, _ := f.Object().(*types.Func)
+		if fn == nil || fn.Pkg() != r.pass.Pkg || f.Signature.Results().Len() == 0 || !isSQLDB(f.Signature.Results().At(0).Type()) {
+			continue
+		}
+		if r.returnsLocal(fl, f, 0) {
+			r.pass.ExportObjectFact(fn, &EmbeddedOpener{})
+		}
+	}
+}
+
+// isSQLDB: t is *database/sql.DB.
+func isSQLDB(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	return ok && n.Obj().Name() == "DB" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "database/sql"
+}
+
+// mapOfHandles: m is a load of an unexported map variable of this package
+// that is only ever made here (never assigned another map) and whose every
+// stored value is a local handle.
+func (r *Result) mapOfHandles(fl *flow, m ssa.Value, depth int) bool {
+	ld, ok := unwrap(m).(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return false
+	}
+	g, ok := ld.X.(*ssa.Global)
+	if !ok || g.Object() == nil || g.Object().Exported() || g.Pkg == nil || g.Pkg.Pkg != r.pass.Pkg {
+		return false
+	}
+	for _, v := range fl.stores[g] {
+		if _, ok := v.(*ssa.MakeMap); !ok {
+			return false // the variable is given a map made elsewhere
+		}
+	}
+	vals := fl.mapStores[g]
+	if len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if !r.localHandle(fl, v, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// carryHandle: at a call of a helper whose statement e runs on its handle
+// parameter e.Handle-1, an embedded engine's handle passed there drops the
+// statement (false); a parameter of this function passed there links the
+// statement to it; anything else unlinks it (kept).
+func (r *Result) carryHandle(call *ast.CallExpr, e *Effect) bool {
+	i := e.Handle - 1
+	e.Handle = 0
+	if i >= len(call.Args) {
+		return true
+	}
+	if p := r.paramIndex(call, call.Args[i]); p >= 0 {
+		e.Handle = p + 1
+		return true
+	}
+	if !r.opensEmbedded() {
+		return true
+	}
+	fl := r.flow()
+	v := fl.arg(call, i)
+	return v == nil || !r.localHandle(fl, v, 0)
 }

@@ -28,8 +28,11 @@ type flow struct {
 	values map[*ssa.CallCommon]*ssa.Call       // the call's result, for calls that are values (not go/defer)
 	blocks map[*ssa.CallCommon]*ssa.BasicBlock // the block the call is in (dispatch.go)
 	stores map[any][]ssa.Value                 // field (*types.Var) or *ssa.Global -> values stored to it
-	binops map[token.Pos]*ssa.BinOp            // comparisons and other binary operations, by the operator's position
-	funcs  []*ssa.Function
+	// mapStores: the values stored into the map a field or variable holds
+	// (m[k] = v on a load of it), by the same keys as stores
+	mapStores map[any][]ssa.Value
+	binops    map[token.Pos]*ssa.BinOp // comparisons and other binary operations, by the operator's position
+	funcs     []*ssa.Function
 }
 
 // dynamicPart stands for the parts of a statement that are not constant (a
@@ -42,7 +45,7 @@ func (r *Result) flow() *flow {
 		r.ssaTrace.note(r.pass.Pkg.Path(), false)
 		return r.ssa
 	}
-	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, blocks: map[*ssa.CallCommon]*ssa.BasicBlock{}, stores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
+	fl := &flow{calls: map[token.Pos][]*ssa.CallCommon{}, values: map[*ssa.CallCommon]*ssa.Call{}, blocks: map[*ssa.CallCommon]*ssa.BasicBlock{}, stores: map[any][]ssa.Value{}, mapStores: map[any][]ssa.Value{}, binops: map[token.Pos]*ssa.BinOp{}}
 	r.ssa = fl
 	r.ssaTrace.note(r.pass.Pkg.Path(), true)
 	prog := ssa.NewProgram(r.pass.Fset, ssa.InstantiateGenerics)
@@ -101,6 +104,12 @@ func (r *Result) flow() *flow {
 				case *ssa.Store:
 					if k := storeKey(in.Addr); k != nil {
 						fl.stores[k] = append(fl.stores[k], in.Val)
+					}
+				case *ssa.MapUpdate:
+					if ld, ok := in.Map.(*ssa.UnOp); ok && ld.Op == token.MUL {
+						if k := storeKey(ld.X); k != nil {
+							fl.mapStores[k] = append(fl.mapStores[k], in.Value)
+						}
 					}
 				case *ssa.BinOp:
 					fl.binops[in.Pos()] = in
