@@ -135,7 +135,11 @@ func (r *Result) localStores(fl *flow, key any, depth int) bool {
 	default:
 		return false
 	}
-	vals := withoutZeroConsts(fl.stores[key])
+	return r.allLocal(fl, withoutZeroConsts(fl.stores[key]), depth)
+}
+
+// allLocal: vals is not empty and every value in it is a local handle.
+func (r *Result) allLocal(fl *flow, vals []ssa.Value, depth int) bool {
 	if len(vals) == 0 {
 		return false
 	}
@@ -295,16 +299,7 @@ func (r *Result) mapOfHandles(fl *flow, m ssa.Value, depth int) bool {
 			return false // the variable is given a map made elsewhere
 		}
 	}
-	vals := fl.mapStores[g]
-	if len(vals) == 0 {
-		return false
-	}
-	for _, v := range vals {
-		if !r.localHandle(fl, v, depth+1) {
-			return false
-		}
-	}
-	return true
+	return r.allLocal(fl, fl.mapStores[g], depth)
 }
 
 // carryHandle: at a call of a helper whose statement e runs on its handle
