@@ -257,7 +257,9 @@ func (*EmbeddedOpener) String() string { return "returns an embedded engine's ha
 // that return a *sql.DB which is always a local handle. Only packages that
 // open one (or call another package's opener) build the SSA form for it.
 func (r *Result) exportOpeners() {
-	if !r.opensEmbedded() {
+	// an opener returns a *sql.DB: a package that does not import
+	// database/sql has none, and pays nothing here
+	if !importsPath(r.pass.Pkg, "database/sql") || !r.opensEmbedded() {
 		return
 	}
 	fl := r.flow()
@@ -322,4 +324,14 @@ func (r *Result) carryHandle(call *ast.CallExpr, e *Effect) bool {
 	fl := r.flow()
 	v := fl.arg(call, i)
 	return v == nil || !r.localHandle(fl, v, 0)
+}
+
+// importsPath: pkg imports the package path directly.
+func importsPath(pkg *types.Package, path string) bool {
+	for _, imp := range pkg.Imports() {
+		if imp.Path() == path {
+			return true
+		}
+	}
+	return false
 }

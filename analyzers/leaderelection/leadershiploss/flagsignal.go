@@ -207,9 +207,9 @@ func (c *checker) reportFlagWork(r flagReceiver, startAt, stopAt token.Pos) {
 			}
 			done[name] = true
 			related := []analysis.RelatedInformation{
-				rule.Related(atPos(startAt), "OnStartedLeading drops its leader context and only sends true"),
-				rule.Related(atPos(stopAt), "OnStoppedLeading only sends false: work already started does not see it"),
-				rule.Related(atPos(flags[flag]), "the leadership value is received here"),
+				rule.Related(posNode(startAt), "OnStartedLeading drops its leader context and only sends true"),
+				rule.Related(posNode(stopAt), "OnStoppedLeading only sends false: work already started does not see it"),
+				rule.Related(posNode(flags[flag]), "the leadership value is received here"),
 			}
 			c.p.Reportf(g.Call, related,
 				"leader work %s is started while %s is true, a value the election sends after dropping its leader context; it takes and reads no context, so when this replica loses the lease nothing stops it (the false that follows stops only new work) and it goes on beside the new leader: on N replicas two leaders act at once; run the work inside OnStartedLeading on its context (or one derived from it), or use the elector package whose work context ends with the lease",
@@ -219,12 +219,6 @@ func (c *checker) reportFlagWork(r flagReceiver, startAt, stopAt token.Pos) {
 		return true
 	})
 }
-
-// atPos is a node that spans one position, for related information.
-type atPos token.Pos
-
-func (p atPos) Pos() token.Pos { return token.Pos(p) }
-func (p atPos) End() token.Pos { return token.Pos(p) }
 
 func (c *checker) objOf(id *ast.Ident) types.Object {
 	if o := c.info.Defs[id]; o != nil {

@@ -214,7 +214,8 @@ func lockNamed(fd *ast.FuncDecl) bool {
 }
 
 // namesKey: the key expression, through the local variables of fd it is
-// built from (each defined once), has a string constant with a letter in
+// built from (each read at its definition; a later reassignment is not
+// followed), has a string constant with a letter in
 // it ("/locks/compactor", "/leader/"+name): the code names the key.
 func namesKey(info *types.Info, fd *ast.FuncDecl, key ast.Expr) bool {
 	seen := map[types.Object]bool{}
